@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    globalSetup: ["../../scripts/lib/vitest-redis.mjs"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Lease timings of a few hundred ms need the CPU; files run one after another.
+    fileParallelism: false,
+  },
+});
