@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// `npm start`: install, provision Redis, build, run api ×2 + the dashboard. Plain Node: it runs before `npm ci`.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { isPortFree, waitForPort } from "./lib/ports.mjs";
+import { exec, run, stopAll } from "./lib/procs.mjs";
+import { startRedis } from "./lib/redis.mjs";
+import { checkNode, ensureDependencies, ensureSystemPackages, fail } from "./lib/system.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const API_PORTS = [4001, 4002];
+const WEB_PORT = 3000;
+const REDIS_PORT = 6379;
+const REDLOCK_PORTS = [6380, 6381, 6382];
+
+checkNode();
+ensureDependencies(root);
+
+for (const port of [...API_PORTS, WEB_PORT]) {
+  if (!(await isPortFree(port))) fail(`port ${port} is already in use. Stop whatever listens there and run npm start again.`);
+}
+
+const redisServers = [];
+let shuttingDown = false;
+async function shutdown(code = 0) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  console.log("\n[lockyard] stopping…");
+  await stopAll();
+  await Promise.all(redisServers.map((r) => r.stop()));
+  process.exit(code);
+}
+process.on("SIGINT", () => shutdown(0));
+process.on("SIGTERM", () => shutdown(0));
+
+async function localRedis(port, name) {
+  const free = await isPortFree(port);
+  const r = await startRedis({
+    port: free ? port : undefined,
+    dir: path.join(root, ".data", name),
+    args: ["--save", "60 1", "--appendonly", "no"],
+  });
+  redisServers.push(r);
+  console.log(`[lockyard] ${name}: redis-server pid ${r.pid} at ${r.url}${free ? "" : ` (port ${port} was busy)`}`);
+  return r.url;
+}
+
+let redisUrl = process.env.REDIS_URL;
+let redlockUrls = process.env.REDLOCK_URLS;
+if (!redisUrl || !redlockUrls) {
+  ensureSystemPackages([{ bin: "redis-server", pkg: "redis-server" }], { why: "no REDIS_URL set" });
+}
+try {
+  redisUrl ??= await localRedis(REDIS_PORT, "redis");
+  if (!redlockUrls) {
+    const urls = [];
+    for (const [i, port] of REDLOCK_PORTS.entries()) urls.push(await localRedis(port, `redlock-${i + 1}`));
+    redlockUrls = urls.join(",");
+  }
+} catch (err) {
+  console.error(err);
+  await shutdown(1);
+}
+
+console.log("[lockyard] building…");
+const build = await exec("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
+  cwd: root,
+  env: { NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1" },
+});
+if (build.code !== 0) {
+  console.error("[lockyard] the build failed; see above.");
+  await shutdown(1);
+}
+
+const apiUrls = API_PORTS.map((p) => `http://127.0.0.1:${p}`).join(",");
+const browserApiUrls = API_PORTS.map((p) => `http://localhost:${p}`).join(",");
+for (const [i, port] of API_PORTS.entries()) {
+  run(`api-${i + 1}`, process.execPath, ["dist/server.js"], {
+    cwd: path.join(root, "apps/api"),
+    env: {
+      PORT: String(port),
+      INSTANCE_ID: `api-${i + 1}`,
+      REDIS_URL: redisUrl,
+      REDLOCK_URLS: redlockUrls,
+      API_URLS: apiUrls,
+    },
+    color: 33 + i,
+  });
+}
+run("web", process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(WEB_PORT)], {
+  cwd: path.join(root, "apps/web"),
+  env: { API_URLS: browserApiUrls, NEXT_TELEMETRY_DISABLED: "1" },
+  color: 35,
+});
+
+try {
+  await Promise.all([...API_PORTS, WEB_PORT].map((p) => waitForPort(p, { timeoutMs: 60_000 })));
+} catch (err) {
+  console.error(`[lockyard] ${err.message}`);
+  await shutdown(1);
+}
+console.log(`
+  \x1b[1mLockyard is up.\x1b[0m
+  Dashboard:  \x1b[4mhttp://localhost:${WEB_PORT}\x1b[0m
+  API:        ${browserApiUrls.replaceAll(",", "  ")}   (tRPC at /trpc, /healthz, /metrics)
+  Redis:      ${redisUrl}   Redlock nodes: ${redlockUrls}
+  Ctrl-C stops everything started here.
+`);

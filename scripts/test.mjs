@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// `npm test`: everything, on a fresh clone. Installs what it needs, then lint → build → typecheck →
+// unit/integration tests on real redis-server processes → Playwright in Debian Chromium.
+// Plain Node with no dependencies: it runs before `npm ci`.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { exec, stopAll } from "./lib/procs.mjs";
+import { checkNode, ensureDependencies, ensureSystemPackages } from "./lib/system.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const env = { NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0" };
+const turbo = (...args) => ["npx", ["turbo", "run", ...args, "--output-logs=full", "--log-order=grouped"]];
+
+checkNode();
+ensureDependencies(root);
+ensureSystemPackages(
+  [
+    { bin: "redis-server", pkg: "redis-server" },
+    { bin: "redis-cli", pkg: "redis-tools" },
+    { bin: "chromium", pkg: "chromium" },
+  ],
+  { why: "tests run on real Redis and in Debian Chromium" },
+);
+
+process.on("SIGINT", async () => {
+  await stopAll();
+  process.exit(130);
+});
+
+const steps = [
+  ["lint", ["npx", ["biome", "check", "."]]],
+  ["build", turbo("build")],
+  ["typecheck", turbo("typecheck")],
+  // One workspace at a time: the suites use lease timings of a few hundred ms and this machine has 2 cores.
+  ["unit + integration", turbo("test", "--concurrency=1")],
+  ["end-to-end (Playwright, Chromium)", turbo("e2e", "--concurrency=1")],
+];
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+const results = [];
+const t0 = performance.now();
+for (const [name, [cmd, args]] of steps) {
+  console.log(`\n\x1b[1m▶ ${name}\x1b[0m`);
+  const started = performance.now();
+  const { code, output } = await exec(cmd, args, { cwd: root, env, capture: true });
+  countTests(output);
+  results.push({ name, ok: code === 0, s: (performance.now() - started) / 1000 });
+  if (code !== 0) break;
+}
+
+console.log("\n\x1b[1mSummary\x1b[0m");
+for (const r of results) console.log(`  ${r.ok ? "✓" : "✗"} ${r.name} (${r.s.toFixed(1)} s)`);
+for (const [name] of steps.slice(results.length)) console.log(`  – ${name} (not run: an earlier step failed)`);
+console.log(`  total ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+const allOk = results.length === steps.length && results.every((r) => r.ok);
+if (!allOk && totals.failed === 0) totals.failed = 1;
+console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
+process.exit(allOk ? 0 : 1);
+
+// Sums vitest ("Tests  3 failed | 40 passed (43)") and Playwright ("  12 passed (40.1s)") summary lines.
+function countTests(output) {
+  const clean = output.replace(/\x1b\[[0-9;]*m/g, "");
+  for (const line of clean.split("\n")) {
+    const body = line.replace(/^.*?:\s(?=\s*Tests\s)/, "");
+    const vitest = body.match(/^\s*Tests\s+(.*)\(\d+\)\s*$/);
+    if (vitest) {
+      for (const [, n, kind] of vitest[1].matchAll(/(\d+)\s+(passed|failed|skipped|todo)/g)) add(kind, Number(n));
+      continue;
+    }
+    const pw = line.match(/^(?:.*?:\s)?\s+(\d+)\s+(passed|failed|flaky|skipped)\s+\(\d/);
+    if (pw) add(pw[2], Number(pw[1]));
+  }
+}
+function add(kind, n) {
+  if (kind === "passed") totals.passed += n;
+  else if (kind === "failed") totals.failed += n;
+  else if (kind === "flaky") totals.passed += n;
+  else totals.skipped += n;
+}
