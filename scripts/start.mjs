@@ -17,7 +17,8 @@ checkNode();
 ensureDependencies(root);
 
 for (const port of [...API_PORTS, WEB_PORT]) {
-  if (!(await isPortFree(port))) fail(`port ${port} is already in use. Stop whatever listens there and run npm start again.`);
+  if (!(await isPortFree(port)))
+    fail(`port ${port} is already in use. Stop whatever listens there and run npm start again.`);
 }
 
 const redisServers = [];
@@ -41,7 +42,9 @@ async function localRedis(port, name) {
     args: ["--save", "60 1", "--appendonly", "no"],
   });
   redisServers.push(r);
-  console.log(`[lockyard] ${name}: redis-server pid ${r.pid} at ${r.url}${free ? "" : ` (port ${port} was busy)`}`);
+  console.log(
+    `[lockyard] ${name}: redis-server pid ${r.pid} at ${r.url}${free ? "" : ` (port ${port} was busy)`}`,
+  );
   return r.url;
 }
 
@@ -87,11 +90,16 @@ for (const [i, port] of API_PORTS.entries()) {
     color: 33 + i,
   });
 }
-run("web", process.execPath, [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(WEB_PORT)], {
-  cwd: path.join(root, "apps/web"),
-  env: { API_URLS: browserApiUrls, NEXT_TELEMETRY_DISABLED: "1" },
-  color: 35,
-});
+run(
+  "web",
+  process.execPath,
+  [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(WEB_PORT)],
+  {
+    cwd: path.join(root, "apps/web"),
+    env: { API_URLS: browserApiUrls, NEXT_TELEMETRY_DISABLED: "1" },
+    color: 35,
+  },
+);
 
 try {
   await Promise.all([...API_PORTS, WEB_PORT].map((p) => waitForPort(p, { timeoutMs: 60_000 })));

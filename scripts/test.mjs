@@ -50,21 +50,25 @@ for (const [name, [cmd, args]] of steps) {
 
 console.log("\n\x1b[1mSummary\x1b[0m");
 for (const r of results) console.log(`  ${r.ok ? "✓" : "✗"} ${r.name} (${r.s.toFixed(1)} s)`);
-for (const [name] of steps.slice(results.length)) console.log(`  – ${name} (not run: an earlier step failed)`);
+for (const [name] of steps.slice(results.length))
+  console.log(`  – ${name} (not run: an earlier step failed)`);
 console.log(`  total ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 const allOk = results.length === steps.length && results.every((r) => r.ok);
 if (!allOk && totals.failed === 0) totals.failed = 1;
-console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
+console.log(
+  `\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`,
+);
 process.exit(allOk ? 0 : 1);
 
 // Sums vitest ("Tests  3 failed | 40 passed (43)") and Playwright ("  12 passed (40.1s)") summary lines.
 function countTests(output) {
-  const clean = output.replace(/\x1b\[[0-9;]*m/g, "");
+  const clean = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
   for (const line of clean.split("\n")) {
     const body = line.replace(/^.*?:\s(?=\s*Tests\s)/, "");
     const vitest = body.match(/^\s*Tests\s+(.*)\(\d+\)\s*$/);
     if (vitest) {
-      for (const [, n, kind] of vitest[1].matchAll(/(\d+)\s+(passed|failed|skipped|todo)/g)) add(kind, Number(n));
+      for (const [, n, kind] of vitest[1].matchAll(/(\d+)\s+(passed|failed|skipped|todo)/g))
+        add(kind, Number(n));
       continue;
     }
     const pw = line.match(/^(?:.*?:\s)?\s+(\d+)\s+(passed|failed|flaky|skipped)\s+\(\d/);

@@ -45,7 +45,8 @@ export function rawCommand(port, line, { host = "127.0.0.1", timeoutMs = 1000 } 
 async function waitForPing(port, child, timeoutMs) {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`redis-server on port ${port} exited with code ${child.exitCode}`);
+    if (child.exitCode !== null)
+      throw new Error(`redis-server on port ${port} exited with code ${child.exitCode}`);
     try {
       const reply = await rawCommand(port, "PING", { timeoutMs: 300 });
       if (reply === "+PONG" || reply.startsWith("-NOAUTH")) return;

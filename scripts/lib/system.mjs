@@ -66,7 +66,8 @@ export function ensureDependencies(root) {
 
 export function checkNode() {
   const [maj, min] = process.versions.node.split(".").map(Number);
-  if (maj < 20 || (maj === 20 && min < 19)) fail(`Node ${process.versions.node} is too old: Lockyard needs Node >= 20.19.`);
+  if (maj < 20 || (maj === 20 && min < 19))
+    fail(`Node ${process.versions.node} is too old: Lockyard needs Node >= 20.19.`);
 }
 
 export function readJson(p) {
