@@ -1,0 +1,77 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { pino } from "pino";
+import { KeyedMutex } from "./lib/keyed-mutex.js";
+import type { Locks } from "./lock.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+
+export interface Config {
+  instanceId: string;
+  apiUrls: string[];
+  adminToken: string | undefined;
+  jobIntervalMs: number;
+  orderProcessingMs: number;
+  redlockNodes: string[];
+}
+
+/** Long-lived, per-process dependencies shared by every request. */
+export interface Services {
+  config: Config;
+  redis: Redis;
+  locks: Locks;
+  /** Null when Redlock is unavailable; `redlockReason` says why. */
+  redlock: Locks | null;
+  redlockReason: string | null;
+  localMutex: KeyedMutex;
+  metrics: Metrics;
+  logger: Logger;
+  startedAt: number;
+}
+
+export type ServicesInput = Pick<Services, "redis" | "locks"> &
+  Partial<Omit<Services, "config">> & { config?: Partial<Config> };
+
+export interface RequestInfo {
+  /** From `x-admin-token` or `authorization: Bearer`. */
+  adminToken?: string | undefined;
+}
+
+/** Builds a context without HTTP, for tests (`createCaller`) and for the adapter below. */
+export async function createContextInner(services: ServicesInput, request: RequestInfo = {}) {
+  const config: Config = {
+    instanceId: "api-test",
+    apiUrls: [],
+    adminToken: undefined,
+    jobIntervalMs: 5000,
+    orderProcessingMs: 300,
+    redlockNodes: [],
+    ...services.config,
+  };
+  const redlock = services.redlock ?? null;
+  return {
+    redis: services.redis,
+    locks: services.locks,
+    config,
+    redlock,
+    redlockReason: redlock ? null : (services.redlockReason ?? "REDLOCK_URLS is not set"),
+    localMutex: services.localMutex ?? new KeyedMutex(),
+    metrics: services.metrics ?? createMetrics(),
+    logger: services.logger ?? pino({ level: "silent" }),
+    startedAt: services.startedAt ?? Date.now(),
+    adminToken: request.adminToken,
+  } satisfies Services & RequestInfo;
+}
+
+export type Context = Awaited<ReturnType<typeof createContextInner>>;
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The adapter's context factory: the process's services plus what this request proves. */
+export function createContextFactory(services: Services) {
+  return ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => {
+    const bearer = header(req.headers.authorization)?.match(/^Bearer\s+(.+)$/i)?.[1];
+    return createContextInner(services, { adminToken: header(req.headers["x-admin-token"]) ?? bearer });
+  };
+}

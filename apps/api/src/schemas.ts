@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+/** Ids that end up inside Redis key names and lock resources: no braces, globs or separators. */
+export const id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1-64 characters of [A-Za-z0-9_-]");
+
+export const stockModes = ["none", "local", "redis", "redlock", "atomic"] as const;
+export const stockMode = z.enum(stockModes);
+export type StockMode = z.infer<typeof stockMode>;
+
+export const scenarioNames = ["watchdog", "reentrancy", "misdelete", "fencing", "crash"] as const;
+export const scenarioName = z.enum(scenarioNames);
+export type ScenarioName = z.infer<typeof scenarioName>;
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+export const stockGetInput = z.strictObject({ productId: id });
+export const stockResetInput = z.strictObject({ productId: id, qty: int(0, 1_000_000).default(100) });
+export const stockDeductInput = z.strictObject({
+  productId: id,
+  quantity: int(1, 1000).default(1),
+  mode: stockMode,
+  workMs: int(0, 5000).default(0),
+});
+
+export const orderSubmitInput = z.strictObject({
+  orderId: id,
+  productId: id,
+  quantity: int(1, 1000).default(1),
+});
+export const orderGetInput = z.strictObject({ orderId: id });
+export const orderListInput = z.strictObject({ limit: int(1, 200).default(50) }).default({ limit: 50 });
+
+export const locksListInput = z
+  .strictObject({
+    /** Only locks whose resource starts with this (a plain prefix, not a glob). */
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{0,200}$/, "expected up to 200 characters of [A-Za-z0-9:_.-]")
+      .default(""),
+  })
+  .default({ prefix: "" });
+export const locksWatchInput = z
+  .strictObject({
+    prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]{0,200}$/, "expected up to 200 characters of [A-Za-z0-9:_.-]")
+      .default(""),
+    intervalMs: int(50, 5000).default(200),
+  })
+  .default({ prefix: "", intervalMs: 200 });
+
+export const burstInput = z.strictObject({
+  productId: id.default("1001"),
+  requests: z.number().int().default(200),
+  initialStock: int(0, 100_000).default(100),
+  mode: stockMode,
+  workMs: int(0, 2000).default(10),
+});
+
+export const scenarioInput = z.strictObject({
+  name: scenarioName,
+  /** Scales every duration of the scenario (leases, work, pauses). 1 = the documented timings. */
+  timeScale: z.number().min(0.05).max(1).default(1),
+});
+
+export const jobsRunsInput = z.strictObject({ limit: int(1, 100).default(20) }).default({ limit: 20 });

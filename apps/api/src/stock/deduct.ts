@@ -1,0 +1,113 @@
+import { TRPCError } from "@trpc/server";
+import type { Context } from "../context.js";
+import { sleep } from "../lib/sleep.js";
+import type { Locks } from "../lock.js";
+import type { StockMode } from "../schemas.js";
+import type { DeductResult } from "../types.js";
+import { atomicDecrement } from "./atomic.js";
+import { fencedStockWrite } from "./fenced.js";
+import { stockResource } from "./keys.js";
+import { decrementQty, readQty } from "./store.js";
+
+export interface DeductRequest {
+  productId: string;
+  quantity: number;
+  mode: StockMode;
+  workMs: number;
+}
+
+type Outcome =
+  | { ok: true; stock: number; token: number | null }
+  | { ok: false; reason: "sold-out" | "stale-token"; stock: number | null };
+
+// Deducts wait long enough that a 1000-request burst queues rather than times out.
+const LOCK_WAIT_MS = 30_000;
+
+/** check → work → write, guarded as the mode says. */
+export async function deduct(ctx: Context, req: DeductRequest): Promise<DeductResult> {
+  const started = performance.now();
+  const base = { mode: req.mode, instanceId: ctx.config.instanceId };
+  let waitedMs = 0;
+  const inside = async (fn: () => Promise<Outcome>) => {
+    waitedMs = performance.now() - started;
+    return fn();
+  };
+  try {
+    const outcome = await run(ctx, req, inside);
+    ctx.metrics.deducts.inc({ mode: req.mode, outcome: outcome.ok ? "success" : outcome.reason });
+    return outcome.ok ? { ...base, ...outcome, waitedMs } : { ...base, ...outcome, waitedMs };
+  } catch (error) {
+    const reason = lockFailure(error);
+    if (!reason) throw error;
+    ctx.metrics.deducts.inc({ mode: req.mode, outcome: reason });
+    return { ...base, ok: false, reason, stock: null, waitedMs: performance.now() - started };
+  }
+}
+
+function lockFailure(error: unknown): "lock-timeout" | "lock-lost" | null {
+  if (!(error instanceof Error)) return null;
+  if (error.name === "LockTimeoutError" || error.name === "QuorumError") return "lock-timeout";
+  if (error.name === "LockLostError") return "lock-lost";
+  return null;
+}
+
+async function run(
+  ctx: Context,
+  req: DeductRequest,
+  inside: (fn: () => Promise<Outcome>) => Promise<Outcome>,
+): Promise<Outcome> {
+  const { redis } = ctx;
+  const { productId, quantity, workMs } = req;
+  const unguarded = async (signal?: AbortSignal): Promise<Outcome> => {
+    const qty = await readQty(redis, productId);
+    if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
+    await sleep(workMs, signal);
+    return { ok: true, stock: await decrementQty(redis, productId, quantity), token: null };
+  };
+  switch (req.mode) {
+    case "none":
+      return inside(() => unguarded());
+    case "local":
+      return ctx.localMutex.run(productId, () => inside(() => unguarded()));
+    case "atomic":
+      return inside(async () => {
+        await sleep(workMs);
+        const r = await atomicDecrement(redis, productId, quantity);
+        return r.ok
+          ? { ok: true, stock: r.qty, token: null }
+          : { ok: false, reason: "sold-out", stock: r.qty };
+      });
+    case "redis":
+      return ctx.locks.withLock(
+        stockResource(productId),
+        (lock) =>
+          inside(async () => {
+            const qty = await readQty(redis, productId);
+            if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
+            await sleep(workMs, lock.signal);
+            const token = lock.token ?? 0;
+            const r = await fencedStockWrite(redis, productId, token, -quantity);
+            return r.ok
+              ? { ok: true, stock: r.qty, token }
+              : { ok: false, reason: "stale-token", stock: null };
+          }),
+        { waitMs: LOCK_WAIT_MS },
+      );
+    case "redlock":
+      return withRedlock(ctx, (rl) =>
+        rl.withLock(stockResource(productId), (lock) => inside(() => unguarded(lock.signal)), {
+          waitMs: LOCK_WAIT_MS,
+        }),
+      );
+  }
+}
+
+function withRedlock<T>(ctx: Context, fn: (rl: Locks) => Promise<T>): Promise<T> {
+  if (!ctx.redlock) {
+    throw new TRPCError({
+      code: "PRECONDITION_FAILED",
+      message: `mode "redlock" is unavailable on this instance: ${ctx.redlockReason}`,
+    });
+  }
+  return fn(ctx.redlock);
+}

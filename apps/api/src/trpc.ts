@@ -1,0 +1,65 @@
+import { timingSafeEqual } from "node:crypto";
+import { initTRPC, TRPCError } from "@trpc/server";
+import { z } from "zod";
+import type { Context } from "./context.js";
+import { isRedisUnavailable } from "./lib/redis-errors.js";
+
+const t = initTRPC.context<Context>().create({
+  // Never put stack traces into responses, whatever NODE_ENV says.
+  isDev: false,
+  errorFormatter({ shape, error, ctx }) {
+    const zodError = error.cause instanceof z.ZodError ? z.flattenError(error.cause) : null;
+    if (error.code === "INTERNAL_SERVER_ERROR") {
+      if (isRedisUnavailable(error.cause)) {
+        // Errors raised while a subscription streams bypass the middleware below.
+        return {
+          ...shape,
+          code: -32_603,
+          message: "Redis is unavailable; try again shortly",
+          data: { ...shape.data, code: "SERVICE_UNAVAILABLE" as const, httpStatus: 503, zodError: null },
+        };
+      }
+      ctx?.logger.error({ err: error.cause ?? error }, "internal error");
+      return { ...shape, message: "Internal server error", data: { ...shape.data, zodError: null } };
+    }
+    return { ...shape, data: { ...shape.data, zodError } };
+  },
+  sse: {
+    ping: { enabled: true, intervalMs: 2_000 },
+    client: { reconnectAfterInactivityMs: 5_000 },
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Turns "Redis is down" into SERVICE_UNAVAILABLE so clients can retry instead of seeing a 500. */
+const redisAvailability = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isRedisUnavailable(result.error.cause)) {
+    throw new TRPCError({
+      code: "SERVICE_UNAVAILABLE",
+      message: "Redis is unavailable; try again shortly",
+      cause: result.error.cause,
+    });
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(redisAvailability);
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Mutations that reset state. Open when ADMIN_TOKEN is unset (local demo), guarded when it is. */
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  const expected = ctx.config.adminToken;
+  if (expected !== undefined && !sameSecret(ctx.adminToken, expected)) {
+    throw new TRPCError({ code: "UNAUTHORIZED", message: "admin token required (x-admin-token header)" });
+  }
+  return next();
+});

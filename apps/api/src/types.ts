@@ -1,0 +1,164 @@
+import type { ScenarioName, StockMode } from "./schemas.js";
+
+/** One owner field of a lock hash. `instanceId` is the owner id's prefix: the process holding it. */
+export interface LockOwnerView {
+  owner: string;
+  count: number;
+  instanceId: string;
+}
+
+export interface LockView {
+  key: string;
+  resource: string;
+  owners: LockOwnerView[];
+  /** Remaining lease in ms when the snapshot was taken (-1: no TTL, -2: gone). */
+  pttlMs: number;
+  leaseMs: number | null;
+  token: number | null;
+}
+
+export interface LocksSnapshot {
+  /** Wall-clock time of the snapshot (epoch ms), to animate TTL bars from. */
+  at: number;
+  instanceId: string;
+  locks: LockView[];
+}
+
+export interface Stock {
+  productId: string;
+  qty: number;
+  /** Highest fencing token written (0 when never written by the fenced path). */
+  fence: number;
+  exists: boolean;
+}
+
+export type DeductRejectReason = "sold-out" | "lock-timeout" | "stale-token" | "lock-lost";
+
+export type DeductResult =
+  | { ok: true; mode: StockMode; instanceId: string; stock: number; token: number | null; waitedMs: number }
+  | {
+      ok: false;
+      mode: StockMode;
+      instanceId: string;
+      reason: DeductRejectReason;
+      /** Stock as last seen by this request (after the write, or at the check). */
+      stock: number | null;
+      waitedMs: number;
+    };
+
+export interface Order {
+  orderId: string;
+  productId: string;
+  quantity: number;
+  status: "created";
+  /** Epoch ms. */
+  createdAt: number;
+  instanceId: string;
+  /** Fencing token of the submit lock that created it. */
+  token: number | null;
+}
+
+export interface OrderSubmitResult {
+  order: Order;
+  replayed: boolean;
+}
+
+export interface BurstProgress {
+  type: "progress";
+  done: number;
+  total: number;
+  stock: number;
+}
+
+export interface BurstReport {
+  type: "report";
+  mode: StockMode;
+  requests: number;
+  initialStock: number;
+  successes: number;
+  soldOut: number;
+  rejected: Record<string, number>;
+  errors: number;
+  finalStock: number;
+  lowestStock: number;
+  oversold: number;
+  durationMs: number;
+  latencyMs: { p50: number; p95: number; p99: number };
+  perInstance: Record<string, number>;
+  redisCommandsPerSuccess: number | null;
+}
+
+export type BurstEvent = BurstProgress | BurstReport;
+
+export type ScenarioEventKind =
+  | "info"
+  | "acquired"
+  | "renewed"
+  | "waiting"
+  | "released"
+  | "rejected"
+  | "expired"
+  | "write"
+  | "killed"
+  | "error";
+
+export interface ScenarioStep {
+  type: "event";
+  seq: number;
+  /** Epoch ms. */
+  at: number;
+  /** Since the scenario started. */
+  elapsedMs: number;
+  actor: string;
+  kind: ScenarioEventKind;
+  message: string;
+  data: Record<string, string | number | boolean | null>;
+  /** The scenario's locks right after the event. */
+  locks: LockView[];
+}
+
+export interface ScenarioDone {
+  type: "done";
+  seq: number;
+  at: number;
+  elapsedMs: number;
+  name: ScenarioName;
+  ok: boolean;
+  summary: string;
+}
+
+export type ScenarioEvent = ScenarioStep | ScenarioDone;
+
+export interface JobRun {
+  /** Tick number: floor(scheduled wall time / interval). */
+  tick: number;
+  scheduledAt: number;
+  startedAt: number;
+  instanceId: string;
+  durationMs: number;
+  token: number | null;
+  /** What the cleanup removed. */
+  removed: number;
+}
+
+export interface ModeInfo {
+  mode: StockMode;
+  available: boolean;
+  reason: string | null;
+}
+
+export interface SystemInfo {
+  instanceId: string;
+  startedAt: number;
+  uptimeMs: number;
+  node: string;
+  redis: { version: string; mode: "standalone" | "cluster"; reachable: boolean };
+  redlock: { available: boolean; reason: string | null; nodes: string[] };
+  modes: ModeInfo[];
+  config: {
+    apiUrls: string[];
+    jobIntervalMs: number;
+    orderProcessingMs: number;
+    adminTokenRequired: boolean;
+  };
+}
