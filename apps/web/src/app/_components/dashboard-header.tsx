@@ -1,0 +1,52 @@
+"use client";
+
+import { ConnectionIndicator } from "@lockyard/ui/connection-indicator";
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "~/trpc/react";
+import { useLiveLocks } from "./live-locks";
+
+const SECTIONS = [
+  ["flash-sale", "Flash sale"],
+  ["locks", "Locks"],
+  ["orders", "Orders"],
+  ["scenarios", "Scenarios"],
+  ["jobs", "Jobs"],
+] as const;
+
+export function DashboardHeader() {
+  const trpc = useTRPC();
+  const live = useLiveLocks();
+  const info = useQuery(trpc.system.info.queryOptions(undefined, { refetchInterval: 15_000 }));
+  return (
+    <header className="top">
+      <div className="brand">
+        <span className="logo" aria-hidden="true">
+          ⬢
+        </span>
+        <div>
+          <h1>Lockyard</h1>
+          <p className="muted tagline">Distributed locks on Redis, live.</p>
+        </div>
+      </div>
+      <nav className="nav" aria-label="Sections">
+        {SECTIONS.map(([id, label]) => (
+          <a key={id} href={`#${id}`}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      <div className="top-status">
+        {info.data ? (
+          <span className="muted sysinfo" data-testid="system-info">
+            Redis {info.data.redis.version} · {info.data.redis.mode}
+          </span>
+        ) : null}
+        <ConnectionIndicator
+          state={live.connection}
+          detail={live.endpoint.replace(/^https?:\/\//, "")}
+          testId="connection"
+        />
+      </div>
+    </header>
+  );
+}

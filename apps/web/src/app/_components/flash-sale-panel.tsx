@@ -1,0 +1,49 @@
+"use client";
+
+import { Panel } from "@lockyard/ui/panel";
+import { ProgressBar } from "@lockyard/ui/progress-bar";
+import { useQuery } from "@tanstack/react-query";
+import { useTRPC } from "~/trpc/react";
+import { BurstForm } from "./burst-form";
+import { BurstHistory } from "./burst-history";
+import { BurstReportView } from "./burst-report";
+import { BurstVerdict } from "./burst-verdict";
+import { ErrorMessage } from "./error-message";
+import { StockChart } from "./stock-chart";
+import { useBurst } from "./use-burst";
+
+export function FlashSalePanel() {
+  const trpc = useTRPC();
+  const info = useQuery(trpc.system.info.queryOptions(undefined, { refetchInterval: 15_000 }));
+  const { state, history, start } = useBurst();
+  const running = state.status === "running";
+  return (
+    <Panel
+      id="flash-sale"
+      testId="panel-flash-sale"
+      title="Flash sale"
+      subtitle="Fire concurrent purchases at both API instances and watch whether stock goes below zero."
+    >
+      <BurstForm running={running} modes={info.data?.modes} onStart={start} />
+      {state.progress ? (
+        <div className="burst-live" data-testid="burst-live" data-status={state.status}>
+          <ProgressBar
+            value={state.progress.done}
+            max={state.progress.total}
+            label="Requests done"
+            testId="burst-progress"
+          />
+          <StockChart series={state.series} />
+        </div>
+      ) : null}
+      <ErrorMessage error={state.error} testId="burst-error" />
+      {state.report ? (
+        <>
+          <BurstVerdict report={state.report} />
+          <BurstReportView report={state.report} />
+        </>
+      ) : null}
+      <BurstHistory runs={history} />
+    </Panel>
+  );
+}

@@ -1,0 +1,103 @@
+"use client";
+
+import { Badge } from "@lockyard/ui/badge";
+import { type Column, Table } from "@lockyard/ui/table";
+import { TtlBar } from "@lockyard/ui/ttl-bar";
+import { shortOwner } from "~/lib/format";
+import type { LockView } from "./live-locks";
+import { type RowState, useRowLifecycle } from "./use-row-lifecycle";
+
+function instancesOf(lock: LockView): string[] {
+  return [...new Set(lock.owners.map((o) => o.instanceId))];
+}
+
+function columns(receivedAt: number): Column<RowState<LockView>>[] {
+  return [
+    {
+      key: "resource",
+      header: "Resource",
+      render: ({ item }) => (
+        <code className="mono" data-testid="lock-resource">
+          {item.resource}
+        </code>
+      ),
+    },
+    {
+      key: "owners",
+      header: "Owner × re-entries",
+      render: ({ item }) => (
+        <ul className="owners">
+          {item.owners.map((o) => (
+            <li key={o.owner} data-testid="lock-owner" data-owner={o.owner} data-count={o.count}>
+              <code className="mono" title={o.owner}>
+                {shortOwner(o.owner)}
+              </code>{" "}
+              <Badge tone={o.count > 1 ? "info" : "neutral"} title="re-entry count">
+                ×{o.count}
+              </Badge>
+            </li>
+          ))}
+        </ul>
+      ),
+    },
+    {
+      key: "instance",
+      header: "Instance",
+      className: "hide-narrow",
+      render: ({ item }) => <span data-testid="lock-instance">{instancesOf(item).join(", ") || "–"}</span>,
+    },
+    {
+      key: "token",
+      header: "Fence",
+      render: ({ item }) => (
+        <span className="mono" data-testid="lock-token">
+          {item.token ?? "–"}
+        </span>
+      ),
+    },
+    {
+      key: "ttl",
+      header: "TTL",
+      className: "ttl-col",
+      render: ({ item, phase }) =>
+        phase === "gone" ? (
+          <Badge tone="neutral">released</Badge>
+        ) : (
+          <TtlBar
+            pttlMs={item.pttlMs}
+            receivedAt={receivedAt}
+            leaseMs={item.leaseMs ?? undefined}
+            testId="lock-ttl"
+          />
+        ),
+    },
+  ];
+}
+
+export interface LockTableProps {
+  locks: readonly LockView[];
+  receivedAt: number;
+  empty: string;
+  testId?: string;
+}
+
+export function LockTable({ locks, receivedAt, empty, testId }: LockTableProps) {
+  const rows = useRowLifecycle(locks, (l) => l.key);
+  rows.sort((a, b) => a.item.resource.localeCompare(b.item.resource));
+  return (
+    <Table
+      testId={testId}
+      caption="Locks currently held"
+      columns={columns(receivedAt)}
+      rows={rows}
+      rowKey={(r) => r.item.key}
+      rowClassName={(r) => `row-${r.phase}`}
+      rowAttrs={(r) => ({
+        "data-testid": "lock-row",
+        "data-resource": r.item.resource,
+        "data-phase": r.phase,
+      })}
+      empty={empty}
+    />
+  );
+}
