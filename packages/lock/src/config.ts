@@ -1,0 +1,57 @@
+import { InvalidOptionError } from "./errors.js";
+import type { LockEvent } from "./events.js";
+import { checkMs, checkString } from "./options.js";
+import { defaultInstanceId } from "./owner.js";
+import type { CommonLocksOptions } from "./types.js";
+
+export interface Config {
+  prefix: string;
+  leaseMs: number;
+  waitMs: number;
+  retryMinMs: number;
+  retryMaxMs: number;
+  jitterMs: number;
+  instanceId: string;
+  emit: ((e: LockEvent) => void) | undefined;
+}
+
+/** Validates createLocks options once, so the hot path trusts them. */
+export function parseConfig(o: CommonLocksOptions): Config {
+  const retry = o.retry ?? {};
+  if (typeof retry !== "object") throw new InvalidOptionError("retry", retry, "an object");
+  const onEvent = o.onEvent;
+  if (onEvent !== undefined && typeof onEvent !== "function") {
+    throw new InvalidOptionError("onEvent", onEvent, "a function");
+  }
+  const retryMinMs = checkMs("retry.minMs", retry.minMs ?? 5, 0);
+  const retryMaxMs = checkMs("retry.maxMs", retry.maxMs ?? 500, 1);
+  if (retryMinMs > retryMaxMs) throw new InvalidOptionError("retry.minMs", retryMinMs, "at most retry.maxMs");
+  return {
+    prefix: checkString(
+      "prefix",
+      o.prefix ?? "lock:",
+      /^[A-Za-z0-9:_.-]{1,64}$/,
+      "1-64 characters of [A-Za-z0-9:_.-]",
+    ),
+    leaseMs: checkMs("leaseMs", o.leaseMs ?? 30_000, 3),
+    waitMs: checkMs("waitMs", o.waitMs ?? 5_000, 0),
+    retryMinMs,
+    retryMaxMs,
+    jitterMs: checkMs("retry.jitterMs", retry.jitterMs ?? 20, 0),
+    instanceId: checkString(
+      "instanceId",
+      o.instanceId ?? defaultInstanceId(),
+      /^[^\s]{1,128}$/,
+      "1-128 non-space characters",
+    ),
+    emit: onEvent
+      ? (e) => {
+          try {
+            onEvent(e);
+          } catch {
+            // A listener's bug must not break locking.
+          }
+        }
+      : undefined,
+  };
+}

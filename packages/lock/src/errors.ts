@@ -1,0 +1,102 @@
+/** Base class of every error this library throws on purpose. `name` is stable: branch on it or on `instanceof`. */
+export class LockError extends Error {
+  override name = "LockError";
+}
+
+/** A resource name outside 1–200 characters of `[A-Za-z0-9:_.-]`. Raised before any Redis call. */
+export class InvalidResourceError extends LockError {
+  override name = "InvalidResourceError";
+  constructor(readonly resource: unknown) {
+    super(
+      `invalid resource name ${JSON.stringify(String(resource)).slice(0, 80)}: use 1-200 characters of [A-Za-z0-9:_.-]`,
+    );
+  }
+}
+
+/** An option with a wrong type or out of range (negative, NaN, too large…). Raised before any Redis call. */
+export class InvalidOptionError extends LockError {
+  override name = "InvalidOptionError";
+  constructor(
+    readonly option: string,
+    readonly value: unknown,
+    expected: string,
+  ) {
+    super(`invalid option ${option}=${safeString(value)}: expected ${expected}`);
+  }
+}
+
+/** `acquire` waited `waitMs` without getting the lock. */
+export class LockTimeoutError extends LockError {
+  override name = "LockTimeoutError";
+  constructor(
+    readonly resource: string,
+    readonly waitedMs: number,
+    readonly attempts: number,
+  ) {
+    super(`timed out after ${Math.round(waitedMs)} ms (${attempts} attempts) waiting for lock "${resource}"`);
+  }
+}
+
+/** renew-refused: a renewal answered 0 (key deleted or taken); deadline: no renewal succeeded in time;
+ * expired: a lock taken with an explicit `leaseMs` (no watchdog) reached the end of its lease. */
+export type LostReason = "renew-refused" | "deadline" | "expired";
+
+/** The lock was lost while held: a renewal answered 0, the key vanished, or the local deadline passed. */
+export class LockLostError extends LockError {
+  override name = "LockLostError";
+  constructor(
+    readonly resource: string,
+    readonly owner: string,
+    readonly reason: LostReason,
+    options?: { cause?: unknown },
+  ) {
+    super(`lock "${resource}" was lost (${reason})`, options);
+  }
+}
+
+/** The handle's owner no longer holds the lock. */
+export class LockNotOwnedError extends LockError {
+  override name = "LockNotOwnedError";
+  constructor(
+    readonly resource: string,
+    readonly owner: string,
+  ) {
+    super(`lock "${resource}" is not held by ${owner}`);
+  }
+}
+
+/** `release()` or `renew()` on a handle that was already released. No Redis call is made. */
+export class LockReleasedError extends LockError {
+  override name = "LockReleasedError";
+  constructor(readonly resource: string) {
+    super(`this handle of lock "${resource}" was already released`);
+  }
+}
+
+/** Redlock could not reach a quorum of nodes. */
+export class QuorumError extends LockError {
+  override name = "QuorumError";
+  constructor(
+    readonly needed: number,
+    readonly got: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`quorum not reached: ${got} of ${needed} needed`, options);
+  }
+}
+
+/** The `Locks` instance was closed. */
+export class LocksClosedError extends LockError {
+  override name = "LocksClosedError";
+  constructor() {
+    super("this Locks instance is closed");
+  }
+}
+
+function safeString(v: unknown): string {
+  try {
+    return typeof v === "string" ? JSON.stringify(v).slice(0, 80) : String(v);
+  } catch {
+    return typeof v;
+  }
+}

@@ -1,0 +1,23 @@
+import type { LostReason } from "./errors.js";
+import type { ReleaseResult } from "./types.js";
+
+interface Base {
+  resource: string;
+}
+
+export type LockEvent =
+  | (Base & {
+      type: "acquired";
+      owner: string;
+      token: number | null;
+      count: number;
+      waitedMs: number;
+      attempts: number;
+    })
+  | (Base & { type: "released"; owner: string; heldMs: number; result: ReleaseResult })
+  | (Base & { type: "renewed"; owner: string; leaseMs: number })
+  | (Base & { type: "lost"; owner: string; reason: LostReason; heldMs: number })
+  | (Base & { type: "timeout"; waitedMs: number; attempts: number })
+  | (Base & { type: "contended"; pttlMs: number });
+
+export type LockEventType = LockEvent["type"];

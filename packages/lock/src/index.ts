@@ -1,0 +1,28 @@
+export type { AcquireReply, LockBackend, ReleaseReply, ReleaseSubscriber, RenewItem } from "./backend.js";
+export {
+  InvalidOptionError,
+  InvalidResourceError,
+  LockError,
+  LockLostError,
+  LockNotOwnedError,
+  LockReleasedError,
+  LocksClosedError,
+  LockTimeoutError,
+  type LostReason,
+  QuorumError,
+} from "./errors.js";
+export type { LockEvent, LockEventType } from "./events.js";
+export { type FencedWriteResult, fencedWrite } from "./fenced-write.js";
+export { createLocks, createLocksWithBackend, type LocksOptions } from "./locks.js";
+export { fenceKey, isValidResource, lockKey, releaseChannel } from "./resource.js";
+export { scripts } from "./scripts/index.js";
+export type {
+  AcquireOptions,
+  CommonLocksOptions,
+  ListOptions,
+  LockHandle,
+  LockInfo,
+  Locks,
+  ReleaseResult,
+  RetryOptions,
+} from "./types.js";

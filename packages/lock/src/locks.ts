@@ -1,0 +1,29 @@
+import type { Cluster, Redis } from "ioredis";
+import type { LockBackend } from "./backend.js";
+import { parseConfig } from "./config.js";
+import { LocksCore } from "./core.js";
+import { InvalidOptionError } from "./errors.js";
+import { createRedisBackend } from "./redis-backend.js";
+import type { CommonLocksOptions, Locks } from "./types.js";
+
+export interface LocksOptions extends CommonLocksOptions {
+  /** An ioredis client or Cluster. It stays yours: close() does not disconnect it. */
+  redis: Redis | Cluster;
+}
+
+/** Locks on one Redis (or one Redis Cluster). Throws InvalidOptionError synchronously on bad options. */
+export function createLocks(options: LocksOptions): Locks {
+  if (typeof options !== "object" || options === null)
+    throw new InvalidOptionError("options", options, "an object");
+  const redis = options.redis as unknown as { defineCommand?: unknown } | undefined;
+  if (typeof redis !== "object" || redis === null || typeof redis.defineCommand !== "function") {
+    throw new InvalidOptionError("redis", options.redis, "an ioredis Redis or Cluster");
+  }
+  const cfg = parseConfig(options);
+  return new LocksCore(createRedisBackend(options.redis, cfg.prefix), cfg);
+}
+
+/** The same Locks over another store (Redlock, PostgreSQL…): for backend authors. */
+export function createLocksWithBackend(backend: LockBackend, options: CommonLocksOptions = {}): Locks {
+  return new LocksCore(backend, parseConfig(options));
+}

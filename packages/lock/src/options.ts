@@ -1,0 +1,37 @@
+import { InvalidOptionError } from "./errors.js";
+
+/** setTimeout's ceiling; anything above it would fire at once, so longer leases and waits are refused. */
+export const MAX_MS = 2_147_483_647;
+
+export function checkMs(option: string, value: unknown, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_MS) {
+    throw new InvalidOptionError(option, value, `an integer number of ms in [${min}, ${MAX_MS}]`);
+  }
+  return value;
+}
+
+/** Marks a lock hash whose holder must PUBLISH on release. Never a valid owner id. */
+export const WAITERS_FIELD = "~waiters";
+
+export function checkOwner(value: unknown): string {
+  if (typeof value !== "string" || value.length < 1 || value.length > 256 || value === WAITERS_FIELD) {
+    throw new InvalidOptionError(
+      "owner",
+      value,
+      `a string of 1-256 characters other than "${WAITERS_FIELD}"`,
+    );
+  }
+  return value;
+}
+
+export function checkString(option: string, value: unknown, pattern: RegExp, expected: string): string {
+  if (typeof value !== "string" || !pattern.test(value))
+    throw new InvalidOptionError(option, value, expected);
+  return value;
+}
+
+export function checkSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof AbortSignal)) throw new InvalidOptionError("signal", value, "an AbortSignal");
+  return value;
+}

@@ -1,0 +1,50 @@
+import type { Redis } from "ioredis";
+import { WAITERS_FIELD } from "./options.js";
+import { fenceKey, resourceOfKey } from "./resource.js";
+import type { LockInfo } from "./types.js";
+
+/** SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence for every key. */
+export async function listRedis(
+  nodes: Redis[],
+  prefix: string,
+  match: string,
+  count: number,
+  limit: number,
+): Promise<Omit<LockInfo, "leaseMs">[]> {
+  const out: Omit<LockInfo, "leaseMs">[] = [];
+  const pattern = `${escapeGlob(prefix)}{${match}}`;
+  for (const node of nodes) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", count);
+      cursor = next;
+      const page: { key: string; resource: string }[] = [];
+      for (const key of keys) {
+        const resource = resourceOfKey(prefix, key);
+        if (resource !== null) page.push({ key, resource });
+      }
+      if (page.length === 0) continue;
+      const p = node.pipeline();
+      for (const { key, resource } of page) p.hgetall(key).pttl(key).get(fenceKey(resource));
+      const replies = (await p.exec()) ?? [];
+      page.forEach(({ key, resource }, i) => {
+        const hash = replies[3 * i]?.[1] as Record<string, string> | null;
+        const pttl = replies[3 * i + 1]?.[1] as number;
+        const fence = replies[3 * i + 2]?.[1] as string | null;
+        const owners = Object.entries(hash ?? {})
+          .filter(([f]) => f !== WAITERS_FIELD)
+          .map(([owner, c]) => ({ owner, count: Number(c) }));
+        // The key expired between SCAN and the pipeline.
+        if (owners.length === 0 || out.length >= limit) return;
+        const info: Omit<LockInfo, "leaseMs"> = { key, resource, owners, pttlMs: pttl };
+        if (fence !== null && fence !== undefined) info.token = Number(fence);
+        out.push(info);
+      });
+    } while (cursor !== "0" && out.length < limit);
+  }
+  return out;
+}
+
+function escapeGlob(s: string): string {
+  return s.replace(/[*?[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,47 @@
+import type { Cluster, Redis } from "ioredis";
+import { acquire } from "./acquire.js";
+import { fencedWrite } from "./fenced-write.js";
+import { release } from "./release.js";
+import { renew } from "./renew.js";
+import { renewMany } from "./renew-many.js";
+
+export type RedisClient = Redis | Cluster;
+
+export const scripts = [acquire, renew, renewMany, release, fencedWrite] as const;
+
+type K = string;
+/** Typed view of the commands defineCommand adds (ioredis does EVALSHA with the NOSCRIPT fallback). */
+export interface ScriptCommands {
+  lockyardAcquire(
+    lock: K,
+    fence: K,
+    owner: string,
+    leaseMs: number,
+    more: string,
+  ): Promise<[number, number, number?]>;
+  lockyardRenew(lock: K, owner: string, leaseMs: number): Promise<number>;
+  lockyardRenewMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
+  lockyardRelease(
+    lock: K,
+    channel: K,
+    owner: string,
+    leaseMs: number,
+    sharded: string,
+  ): Promise<[number, number]>;
+  lockyardFencedWrite(stock: K, token: number, delta: number): Promise<[number, number]>;
+}
+
+const defined = new WeakSet<object>();
+
+/** Registers the scripts on a client once; returns the client typed with them. */
+export function withScripts(redis: RedisClient): ScriptCommands {
+  if (!defined.has(redis)) {
+    for (const s of scripts) {
+      if (typeof (redis as unknown as Record<string, unknown>)[s.name] !== "function") {
+        redis.defineCommand(s.name, s.numberOfKeys === undefined ? { lua: s.lua } : s);
+      }
+    }
+    defined.add(redis);
+  }
+  return redis as unknown as ScriptCommands;
+}

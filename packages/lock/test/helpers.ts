@@ -1,0 +1,55 @@
+import { Redis } from "ioredis";
+import { inject } from "vitest";
+import { createLocks, type LockEvent, type LocksOptions } from "../src/index.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    redisUrl: string;
+    redisPort: number;
+  }
+}
+
+let n = 0;
+/** A unique resource name per test, so tests never see each other's keys. */
+export const uniq = (name: string): string =>
+  `${name}.${process.pid}.${++n}.${Math.random().toString(36).slice(2, 8)}`;
+
+export function connect(): Redis {
+  return new Redis(inject("redisUrl"), { lazyConnect: false });
+}
+
+export function makeLocks(redis: Redis, opts: Partial<LocksOptions> = {}) {
+  const events: LockEvent[] = [];
+  const locks = createLocks({ redis, onEvent: (e) => events.push(e), ...opts });
+  return { locks, events };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface Hold {
+  owner: string;
+  start: number;
+  end: number;
+}
+
+/** Throws if two holds of different owners overlap in time. */
+export function assertNoOverlap(holds: Hold[]): void {
+  const sorted = [...holds].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < sorted.length; i++) {
+    const prev = sorted[i - 1]!;
+    const cur = sorted[i]!;
+    if (prev.owner !== cur.owner && cur.start < prev.end) {
+      throw new Error(
+        `holds overlap: ${prev.owner} [${prev.start.toFixed(2)}, ${prev.end.toFixed(2)}] and ${cur.owner} [${cur.start.toFixed(2)}, ${cur.end.toFixed(2)}]`,
+      );
+    }
+  }
+}
+
+/** Reads `INFO commandstats` and returns calls per command name. */
+export async function commandStats(redis: Redis): Promise<Record<string, number>> {
+  const info = await redis.info("commandstats");
+  const out: Record<string, number> = {};
+  for (const m of info.matchAll(/cmdstat_([a-z|_-]+):calls=(\d+)/g)) out[m[1]!] = Number(m[2]);
+  return out;
+}
