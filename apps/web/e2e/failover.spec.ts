@@ -1,0 +1,59 @@
+import type { ChildProcess } from "node:child_process";
+import { freePort } from "../../../scripts/lib/ports.mjs";
+import { expect, openDashboard, screenshot, test, uniqueResource } from "./fixtures";
+import { startApi, startWeb, stopPid, waitForHttp } from "./harness/processes";
+
+// Losing an instance on purpose makes Chromium log the refused connections.
+test.use({
+  allowedConsoleErrors: [/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|net::|EventSource|Failed to load/],
+});
+
+test.describe("Connection", () => {
+  test.describe.configure({ timeout: 90_000 });
+
+  let apiC: ChildProcess | undefined;
+  let web2: ChildProcess | undefined;
+  test.afterAll(async () => {
+    await stopPid(web2?.pid);
+    await stopPid(apiC?.pid);
+  });
+
+  test("when the API instance in use dies, the dashboard says so and reconnects to the next one", async ({
+    page,
+    stack,
+    redis,
+  }) => {
+    const portC = await freePort();
+    const urlC = `http://127.0.0.1:${portC}`;
+    const webOrigins = [`http://127.0.0.1:${stack.spareWebPort}`];
+    apiC = startApi({
+      port: portC,
+      instanceId: "api-c",
+      redisUrl: stack.redisUrl,
+      redlockUrls: [],
+      apiUrls: stack.apiUrls,
+      webOrigins,
+    });
+    const webUrl = `http://127.0.0.1:${stack.spareWebPort}`;
+    const [first, second] = [urlC, stack.apiUrls[0] as string];
+    web2 = startWeb("web-failover", stack.spareWebPort, [first, second]);
+    await Promise.all([waitForHttp(`${urlC}/healthz`, apiC), waitForHttp(webUrl, web2, 60_000)]);
+
+    await openDashboard(page, webUrl);
+    const conn = page.getByTestId("connection");
+    await expect(conn).toContainText(`127.0.0.1:${portC}`);
+
+    await stopPid(apiC.pid, 0);
+    await expect(conn).not.toHaveAttribute("data-state", "connected");
+    await screenshot(page, "connection-lost", undefined);
+    await expect(conn).toHaveAttribute("data-state", "connected", { timeout: 20_000 });
+    await expect(conn).toContainText(second.replace("http://", ""));
+
+    // Live data flows again through the second instance.
+    const resource = uniqueResource("after-failover");
+    await redis(`HSET lock:{${resource}} e2e-holder:00ff 1`);
+    await redis(`PEXPIRE lock:{${resource}} 10000`);
+    await expect(page.locator(`[data-testid="lock-table"] [data-resource="${resource}"]`)).toBeVisible();
+    await redis(`DEL lock:{${resource}}`);
+  });
+});

@@ -1,0 +1,48 @@
+import path from "node:path";
+import { test as base, expect, type Page } from "@playwright/test";
+import { rawCommand } from "../../../scripts/lib/redis.mjs";
+import { screenshotDir } from "./harness/paths";
+import { readStack, type Stack } from "./harness/stack";
+
+interface Fixtures {
+  /** Console errors that a spec expects (for example the 409s of a deliberate double submit). */
+  allowedConsoleErrors: RegExp[];
+  consoleErrors: string[];
+  redis: (line: string) => Promise<string>;
+}
+
+export const test = base.extend<Fixtures, { stack: Stack }>({
+  stack: [async ({}, use) => use(readStack()), { scope: "worker" }],
+  allowedConsoleErrors: [[], { option: true }],
+  consoleErrors: async ({}, use) => use([]),
+  redis: async ({ stack }, use) => use((line) => rawCommand(stack.redisPort, line)),
+  page: async ({ page, allowedConsoleErrors, consoleErrors }, use) => {
+    page.on("console", (msg) => {
+      if (msg.type() !== "error") return;
+      const text = msg.text();
+      if (!allowedConsoleErrors.some((re) => re.test(text))) consoleErrors.push(text);
+    });
+    page.on("pageerror", (err) => consoleErrors.push(`pageerror: ${err.message}`));
+    await use(page);
+    expect(consoleErrors, "the page logged errors").toEqual([]);
+  },
+});
+
+export { expect };
+
+/** Opens the dashboard and waits until the live lock stream is connected. */
+export async function openDashboard(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "connected");
+}
+
+export async function screenshot(page: Page, name: string, testId?: string): Promise<void> {
+  const file = path.join(screenshotDir, `${name}.png`);
+  if (testId) await page.getByTestId(testId).screenshot({ path: file });
+  else await page.screenshot({ path: file, fullPage: true });
+}
+
+/** A resource name no other spec or run uses. */
+export function uniqueResource(label: string): string {
+  return `e2e-${label}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}

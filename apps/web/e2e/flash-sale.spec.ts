@@ -1,0 +1,86 @@
+import type { Page } from "@playwright/test";
+import { expect, openDashboard, screenshot, test } from "./fixtures";
+
+async function runBurst(
+  page: Page,
+  mode: string,
+  opts: { requests?: number; workMs?: number; stock?: number } = {},
+) {
+  await page.getByTestId(`mode-${mode}`).click();
+  await page.getByTestId("burst-requests").fill(String(opts.requests ?? 200));
+  await page.getByTestId("burst-stock").fill(String(opts.stock ?? 100));
+  await page.getByTestId("burst-work").fill(String(opts.workMs ?? 10));
+  await page.getByTestId("burst-start").click();
+  await expect(page.getByTestId("burst-start")).toBeDisabled();
+  const verdict = page.getByTestId("burst-verdict");
+  await expect(verdict).toBeVisible({ timeout: 45_000 });
+  await expect(verdict).toContainText(`mode ${mode}`);
+  return verdict;
+}
+
+test.describe("Flash sale panel", () => {
+  test.describe.configure({ timeout: 120_000 });
+
+  test("mode redis: 200 buyers, 100 in stock → never below zero, final stock 0, 100 sold", async ({
+    page,
+    stack,
+  }) => {
+    await openDashboard(page, stack.webUrl);
+    const verdict = await runBurst(page, "redis");
+    await expect(verdict).toHaveText(/Stock never dropped below zero/);
+    await expect(verdict).toHaveAttribute("data-safe", "true");
+    await expect(page.getByTestId("stat-successes")).toHaveAttribute("data-value", "100");
+    await expect(page.getByTestId("stat-final-stock")).toHaveAttribute("data-value", "0");
+    await expect(page.getByTestId("stat-oversold")).toHaveAttribute("data-value", "0");
+    await expect(page.getByTestId("stat-sold-out")).toHaveAttribute("data-value", "100");
+    await expect(page.getByTestId("burst-progress")).toContainText("200 / 200");
+    // Both instances served requests, and the chart drew the stock as it fell.
+    await expect(page.getByTestId("report-instances")).toContainText("api-a");
+    await expect(page.getByTestId("report-instances")).toContainText("api-b");
+    expect(Number(await page.getByTestId("stock-chart").getAttribute("data-points"))).toBeGreaterThan(2);
+    await expect(page.getByTestId("history-row")).toHaveCount(1);
+    await screenshot(page, "flash-sale-redis", "panel-flash-sale");
+  });
+
+  test("mode none with slow work oversells and the verdict says by how much", async ({ page, stack }) => {
+    await openDashboard(page, stack.webUrl);
+    const verdict = await runBurst(page, "none", { workMs: 200 });
+    await expect(verdict).toHaveAttribute("data-safe", "false");
+    await expect(verdict).toHaveText(/Oversold by \d+ \(lowest stock −\d+\)/);
+    const oversold = Number(await verdict.getAttribute("data-oversold"));
+    const lowest = Number(await verdict.getAttribute("data-lowest"));
+    expect(oversold).toBeGreaterThan(0);
+    expect(lowest).toBeLessThan(0);
+    await expect(page.getByTestId("stat-oversold")).toHaveAttribute("data-value", String(oversold));
+    await screenshot(page, "flash-sale-none", "panel-flash-sale");
+  });
+
+  test("every available mode, compared side by side: only the unsafe ones oversell", async ({
+    page,
+    stack,
+  }) => {
+    await openDashboard(page, stack.webUrl);
+    // The stack runs three Redlock nodes, so system.info must report the mode as available.
+    await expect(page.getByTestId("system-info")).toBeVisible();
+    await expect(page.getByTestId("mode-redlock")).toHaveAttribute("data-available", "true");
+    const safe = ["redis", "redlock", "atomic"];
+    const unsafe = ["none", "local"];
+    for (const mode of safe) {
+      const verdict = await runBurst(page, mode, { workMs: 5 });
+      await expect(verdict, mode).toHaveAttribute("data-safe", "true");
+      await expect(verdict).toHaveText(/Stock never dropped below zero/);
+      await expect(page.getByTestId("stat-successes")).toHaveAttribute("data-value", "100");
+      await expect(page.getByTestId("stat-final-stock")).toHaveAttribute("data-value", "0");
+    }
+    for (const mode of unsafe) {
+      const verdict = await runBurst(page, mode, { workMs: 100 });
+      await expect(verdict, mode).toHaveAttribute("data-safe", "false");
+      await expect(verdict).toHaveText(/Oversold by \d+/);
+    }
+    await expect(page.getByTestId("history-row")).toHaveCount(safe.length + unsafe.length);
+    for (const mode of [...safe, ...unsafe]) {
+      await expect(page.locator(`[data-testid="history-row"][data-mode="${mode}"]`)).toHaveCount(1);
+    }
+    await screenshot(page, "flash-sale-history", "panel-flash-sale");
+  });
+});

@@ -1,0 +1,75 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { freePort } from "../../../scripts/lib/ports.mjs";
+import { startRedis } from "../../../scripts/lib/redis.mjs";
+import { logDir, screenshotDir, stackFile } from "./harness/paths";
+import { startApi, startWeb, stopPid, waitForHttp } from "./harness/processes";
+import type { Stack } from "./harness/stack";
+
+/**
+ * Starts real servers on free loopback ports: one Redis, three Redis nodes for Redlock, two API
+ * instances and the built dashboard. PIDs go to e2e/.logs/stack.json for globalTeardown.
+ */
+export default async function globalSetup(): Promise<void> {
+  mkdirSync(logDir, { recursive: true });
+  mkdirSync(screenshotDir, { recursive: true });
+  const stack: Stack = {
+    redisUrl: "",
+    redisPort: 0,
+    redlockUrls: [],
+    apiUrls: [],
+    webUrl: "",
+    spareWebPort: 0,
+    pids: [],
+    dirs: [],
+  };
+  const save = () => writeFileSync(stackFile, JSON.stringify(stack, null, 2));
+  try {
+    const redis = await startRedis();
+    stack.pids.push({ name: "redis", pid: redis.pid as number });
+    stack.dirs.push(redis.dir);
+    stack.redisUrl = redis.url;
+    stack.redisPort = redis.port;
+    for (let i = 0; i < 3; i++) {
+      const node = await startRedis();
+      stack.pids.push({ name: `redlock-${i}`, pid: node.pid as number });
+      stack.dirs.push(node.dir);
+      stack.redlockUrls.push(node.url);
+    }
+    save();
+
+    const [apiA, apiB, web, spare] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    stack.apiUrls = [`http://127.0.0.1:${apiA}`, `http://127.0.0.1:${apiB}`];
+    stack.webUrl = `http://127.0.0.1:${web}`;
+    stack.spareWebPort = spare;
+    const webOrigins = [web, spare].flatMap((p) => [`http://127.0.0.1:${p}`, `http://localhost:${p}`]);
+
+    const apis = [
+      { id: "api-a", port: apiA },
+      { id: "api-b", port: apiB },
+    ].map(({ id, port }) => {
+      const child = startApi({
+        port,
+        instanceId: id,
+        redisUrl: stack.redisUrl,
+        redlockUrls: stack.redlockUrls,
+        apiUrls: stack.apiUrls,
+        webOrigins,
+      });
+      stack.pids.push({ name: id, pid: child.pid as number });
+      return { child, url: `http://127.0.0.1:${port}` };
+    });
+    const webChild = startWeb("web", web, stack.apiUrls);
+    stack.pids.push({ name: "web", pid: webChild.pid as number });
+    save();
+
+    await Promise.all([
+      ...apis.map((a) => waitForHttp(`${a.url}/healthz`, a.child)),
+      waitForHttp(stack.webUrl, webChild, 60_000),
+    ]);
+  } catch (err) {
+    for (const p of stack.pids.reverse()) await stopPid(p.pid);
+    throw new Error(`e2e stack failed to start (logs in ${logDir}): ${(err as Error).message}`);
+  }
+  save();
+  process.env.E2E_WEB_URL = stack.webUrl;
+}
