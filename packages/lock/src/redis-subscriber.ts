@@ -22,7 +22,9 @@ export function createRedisSubscriber(
     if (conn) return conn;
     conn = sharded
       ? (redis as Cluster).duplicate([], { shardedSubscribers: true })
-      : (redis as Redis).duplicate({ lazyConnect: false });
+      : // The subscriber must queue SUBSCRIBE until it connects, even when the caller's client
+        // fails fast (enableOfflineQueue: false); otherwise waiters silently fall back to polling.
+        (redis as Redis).duplicate({ lazyConnect: false, enableOfflineQueue: true });
     // Errors surface on the waiters as fallback polling; the connection reconnects by itself.
     conn.on("error", () => {});
     conn.on(sharded ? "smessage" : "message", onMessage);
