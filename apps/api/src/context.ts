@@ -7,6 +7,8 @@ import { createMetrics, type Metrics } from "./metrics.js";
 
 export interface Config {
   instanceId: string;
+  /** Given to the demo's child processes, which open their own connection. */
+  redisUrl: string;
   apiUrls: string[];
   adminToken: string | undefined;
   jobIntervalMs: number;
@@ -40,6 +42,7 @@ export interface RequestInfo {
 export async function createContextInner(services: ServicesInput, request: RequestInfo = {}) {
   const config: Config = {
     instanceId: "api-test",
+    redisUrl: "redis://127.0.0.1:6379",
     apiUrls: [],
     adminToken: undefined,
     jobIntervalMs: 5000,

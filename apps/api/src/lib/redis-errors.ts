@@ -10,7 +10,7 @@ export function isRedisUnavailable(error: unknown): boolean {
       return true;
     }
     if (
-      /Connection is closed|Stream isn't writeable|enableOfflineQueue|Reached the max retries|connect ETIMEDOUT|LOADING/.test(
+      /Connection is closed|Command timed out|Stream isn't writeable|enableOfflineQueue|Reached the max retries|connect ETIMEDOUT|LOADING/.test(
         e.message,
       )
     ) {

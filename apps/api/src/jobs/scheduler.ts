@@ -1,0 +1,76 @@
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Locks } from "../lock.js";
+import type { Metrics } from "../metrics.js";
+import { trimOrders } from "../orders/store.js";
+import { recordRun } from "./runs.js";
+
+export const JOB_RESOURCE = "job:cleanup";
+const KEEP_ORDERS = 1_000;
+
+export interface JobDeps {
+  redis: Redis;
+  locks: Locks;
+  logger: Logger;
+  metrics: Metrics;
+  instanceId: string;
+  intervalMs: number;
+}
+
+/**
+ * Runs the cleanup once per tick across all instances. Ticks are aligned to wall-clock multiples of
+ * the interval so every instance competes for the same tick at the same moment; the winner keeps
+ * the lock (explicit lease, no release) for most of the tick, so an instance whose timer fires a
+ * little late still finds it taken. A timer firing very late skips its tick rather than run twice.
+ */
+export function startJobs(deps: JobDeps): { stop(): void } {
+  const { intervalMs } = deps;
+  const leaseMs = Math.max(50, Math.floor(intervalMs * 0.8));
+  const maxLateMs = Math.floor(intervalMs * 0.4);
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const schedule = () => {
+    if (stopped) return;
+    // Wall-clock on purpose: separate processes only share the wall clock.
+    const now = Date.now();
+    const next = (Math.floor(now / intervalMs) + 1) * intervalMs;
+    timer = setTimeout(() => void tick(next), next - now);
+    timer.unref();
+  };
+
+  const tick = async (scheduledAt: number) => {
+    schedule();
+    const startedAt = Date.now();
+    if (startedAt - scheduledAt > maxLateMs) {
+      deps.logger.warn({ lateMs: startedAt - scheduledAt }, "job tick fired too late; skipped");
+      return;
+    }
+    try {
+      const lock = await deps.locks.tryAcquire(JOB_RESOURCE, { leaseMs });
+      if (!lock) return;
+      const t0 = performance.now();
+      const removed = await trimOrders(deps.redis, KEEP_ORDERS);
+      await recordRun(deps.redis, {
+        tick: Math.round(scheduledAt / intervalMs),
+        scheduledAt,
+        startedAt,
+        instanceId: deps.instanceId,
+        durationMs: performance.now() - t0,
+        token: lock.token,
+        removed,
+      });
+      deps.metrics.jobRuns.inc();
+    } catch (err) {
+      deps.logger.warn({ err }, "cleanup job tick failed");
+    }
+  };
+
+  schedule();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

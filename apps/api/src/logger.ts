@@ -1,0 +1,5 @@
+import { pino } from "pino";
+
+export function createLogger(level: string, instanceId: string) {
+  return pino({ level, base: { instance: instanceId } });
+}

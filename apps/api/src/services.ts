@@ -1,0 +1,89 @@
+import * as lock from "@lockyard/lock";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { Services } from "./context.js";
+import type { Env } from "./env.js";
+import { KeyedMutex } from "./lib/keyed-mutex.js";
+import type { LockEvent, Locks } from "./lock.js";
+import { createMetrics, type Metrics, resourceKind } from "./metrics.js";
+import { createRedis } from "./redis.js";
+
+/** Feeds the library's lock events into the Prometheus metrics. */
+export function lockMetrics(metrics: Metrics) {
+  return (e: LockEvent) => {
+    const labels = { resource_kind: resourceKind(e.resource) };
+    switch (e.type) {
+      case "acquired":
+        metrics.acquisitions.inc(labels);
+        metrics.lockWait.observe(labels, e.waitedMs / 1000);
+        break;
+      case "released":
+        metrics.lockHold.observe(labels, e.heldMs / 1000);
+        break;
+      case "renewed":
+        metrics.renewals.inc(labels);
+        break;
+      case "lost":
+        metrics.losses.inc(labels);
+        break;
+      case "timeout":
+        metrics.timeouts.inc(labels);
+        break;
+      case "contended":
+        metrics.contended.inc(labels);
+        break;
+    }
+  };
+}
+
+// The demo's lease: long enough for any demo step, short enough that a crashed instance's
+// locks free themselves quickly. The watchdog renews it while the holder lives.
+const LEASE_MS = 10_000;
+
+function createRedlockIfConfigured(
+  env: Env,
+  logger: Logger,
+  onEvent: (e: LockEvent) => void,
+): { redlock: Locks | null; reason: string | null; clients: Redis[] } {
+  if (env.REDLOCK_URLS.length === 0) return { redlock: null, reason: "REDLOCK_URLS is not set", clients: [] };
+  const factory = (lock as { createRedlock?: (opts: Record<string, unknown>) => Locks }).createRedlock;
+  if (typeof factory !== "function") {
+    return { redlock: null, reason: "this build of @lockyard/lock has no createRedlock yet", clients: [] };
+  }
+  const clients = env.REDLOCK_URLS.map((url, i) => createRedis(url, { name: `redlock-${i}`, logger }));
+  const redlock = factory({ clients, leaseMs: LEASE_MS, instanceId: env.INSTANCE_ID, onEvent });
+  return { redlock, reason: null, clients };
+}
+
+export function createServices(env: Env, logger: Logger) {
+  const metrics = createMetrics({ defaults: true });
+  const onEvent = lockMetrics(metrics);
+  const redis = createRedis(env.REDIS_URL, { name: env.INSTANCE_ID, logger });
+  const locks = lock.createLocks({ redis, leaseMs: LEASE_MS, instanceId: env.INSTANCE_ID, onEvent });
+  const rl = createRedlockIfConfigured(env, logger, onEvent);
+  const services: Services = {
+    config: {
+      instanceId: env.INSTANCE_ID,
+      redisUrl: env.REDIS_URL,
+      apiUrls: env.API_URLS,
+      adminToken: env.ADMIN_TOKEN,
+      jobIntervalMs: env.JOB_INTERVAL_MS,
+      orderProcessingMs: env.ORDER_PROCESSING_MS,
+      redlockNodes: env.REDLOCK_URLS.map((u) => new URL(u).host),
+    },
+    redis,
+    locks,
+    redlock: rl.redlock,
+    redlockReason: rl.reason,
+    localMutex: new KeyedMutex(),
+    metrics,
+    logger,
+    startedAt: Date.now(),
+  };
+  const close = async () => {
+    await locks.close().catch(() => undefined);
+    await rl.redlock?.close().catch(() => undefined);
+    for (const c of [redis, ...rl.clients]) c.disconnect();
+  };
+  return { services, close };
+}
