@@ -1,0 +1,91 @@
+import { parseArgs } from "node:util";
+import { lockyard } from "./contenders/lockyard.js";
+import { redisSemaphore } from "./contenders/redis-semaphore.js";
+import { redlock } from "./contenders/redlock.js";
+import { seedDesign } from "./contenders/seed.js";
+import { connect, installCommandCounter } from "./harness/connections.js";
+import { elapsedSeconds, progress } from "./harness/progress.js";
+import { startBenchRedis } from "./harness/redis-server.js";
+import { scenarioTable } from "./report/markdown.js";
+import { type BenchReport, machineInfo, writeResults } from "./report/report.js";
+import { api } from "./scenarios/api.js";
+import { contended } from "./scenarios/contended.js";
+import { parallel } from "./scenarios/parallel.js";
+import { sequential } from "./scenarios/sequential.js";
+import type { BenchContext, ScenarioResult } from "./scenarios/types.js";
+import { watchdog } from "./scenarios/watchdog.js";
+
+const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+  a: sequential,
+  b: parallel,
+  c: contended,
+  d: watchdog,
+  e: api,
+};
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    only: { type: "string", default: "a,b,c,d,e" },
+    quick: { type: "boolean", default: false },
+  },
+});
+
+async function main(): Promise<void> {
+  const rounds = Number(args.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a positive integer, got ${args.rounds}`);
+  const only = args.only.split(",").map((s) => s.trim());
+  const unknown = only.filter((s) => !SCENARIOS[s]);
+  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(", ")}; choose from a,b,c,d,e`);
+
+  installCommandCounter();
+  const redis = await startBenchRedis();
+  progress(`redis-server ${redis.url} (pid ${redis.pid}) started`);
+  const admin = await connect(redis.url, "bench-admin");
+  const work = await connect(redis.url, "bench-work");
+  const stopAll = async () => {
+    admin.disconnect();
+    work.disconnect();
+    await redis.stop();
+  };
+  // Ctrl-C still stops the redis-server this bench started.
+  process.once("SIGINT", () => void stopAll().finally(() => process.exit(130)));
+  try {
+    const ctx: BenchContext = {
+      redisUrl: redis.url,
+      admin,
+      work,
+      rounds,
+      quick: args.quick,
+      lockyard,
+      peers: [redisSemaphore, redlock, seedDesign],
+    };
+    const scenarios: ScenarioResult[] = [];
+    for (const id of only) {
+      progress(`scenario ${id} starting`);
+      const result = await SCENARIOS[id]!(ctx);
+      scenarios.push(result);
+      console.log(`\n${result.title}\n${scenarioTable(result)}`);
+    }
+    const report: BenchReport = {
+      generatedAt: new Date().toISOString(),
+      durationSeconds: elapsedSeconds(),
+      rounds,
+      quick: args.quick,
+      machine: await machineInfo(admin),
+      scenarios,
+    };
+    const partial = args.quick || only.length < Object.keys(SCENARIOS).length;
+    const { md, dir } = writeResults(report, partial ? "partial" : "latest");
+    console.log(`\n${md}`);
+    progress(`wrote ${dir}${partial ? "partial" : "latest"}.{md,json}`);
+  } finally {
+    await stopAll();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

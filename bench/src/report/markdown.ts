@@ -1,0 +1,84 @@
+import type { ScenarioResult } from "../scenarios/types.js";
+import { cell, targetLine, verdict } from "./format.js";
+import type { BenchReport } from "./report.js";
+
+const escapeCell = (s: string) => s.replaceAll("|", "\\|");
+
+export function scenarioTable(s: ScenarioResult): string {
+  if (s.pending) return `**Pending:** ${s.pending}\n`;
+  const hasProfile = s.rows.some((r) => r.profile);
+  const headers = [
+    "library",
+    ...(hasProfile ? ["settings"] : []),
+    ...s.columns.map((c) => c.header),
+    "target",
+  ];
+  const align = ["---", ...(hasProfile ? ["---"] : []), ...s.columns.map(() => "---:"), "---"];
+  const lines = [`| ${headers.join(" | ")} |`, `| ${align.join(" | ")} |`];
+  for (const r of s.rows) {
+    const targets =
+      r.targets?.map((t) => targetLine(t).replace(/ (PASS|MISS)$/, " **$1**")).join("<br>") ?? "–";
+    const cells = [
+      `**${escapeCell(r.label)}**`,
+      ...(hasProfile ? [escapeCell(r.profile ?? "")] : []),
+      ...s.columns.map((c) => cell(r.values[c.key], c.digits)),
+      targets,
+    ];
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function summaryTable(report: BenchReport): string {
+  const lines = ["| scenario | target | measured (median) | verdict |", "| --- | --- | ---: | --- |"];
+  for (const s of report.scenarios) {
+    if (s.pending) {
+      lines.push(`| ${s.id} | ${s.title} | – | pending |`);
+      continue;
+    }
+    for (const r of s.rows) {
+      for (const t of r.targets ?? []) {
+        const line = targetLine(t);
+        const measured = line.slice(t.text.length + 2, line.length - 5);
+        lines.push(
+          `| ${s.id}${r.profile && r.profile !== "recommended" ? " (seed settings)" : ""} | ${t.text} | ${measured} | **${verdict(t)}** |`,
+        );
+      }
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const HOW_MEASURED = `## How measured
+
+- One \`npm run bench\` starts its own \`redis-server\` (${"`scripts/lib/redis.mjs`"}, no persistence) and runs every library against it in the same process, one after another, with FLUSHALL between runs and a warm-up before each timed run. Each library gets its own ioredis 6 connection(s); the work's GET/SET in (c) and the bench's own INFO/FLUSHALL use separate connections.
+- Every figure is the median of the rounds, with min–max in brackets. The rounds are interleaved (round 1 of every library, then round 2, …), and ratios are computed per round and then their median is taken, because this 2-core machine is shared and noisy.
+- **Lock calls** are round-trips: every command a library's connections write, counted on the client by wrapping ioredis \`sendCommand\` (the library's own subscriber connection included; connection handshakes such as HELLO/CLIENT/INFO left out). Redis 7's \`INFO commandstats\` also counts each command a Lua script runs, so its delta (shown as *Redis cmds incl. in scripts*, minus the work's GET/SET) is larger; the bench checks that commandstats' EVAL+EVALSHA delta equals the EVAL+EVALSHA the libraries sent.
+- (a) latency is one acquire plus one release, measured with \`performance.now()\`. (b) CPU is \`process.cpuUsage()\` of the bench process during the run. (c) A timeout is a task whose library gave up waiting; *overlapping holds* checks mutual exclusion from each hold's start/end. (d) heap is \`heapUsed\` after two \`global.gc()\` calls (node --expose-gc) before and after taking the locks. (e) autocannon runs inside the bench process; the two API instances and Redis share the same two cores.
+`;
+
+export function markdown(report: BenchReport): string {
+  const out: string[] = [
+    "# Lockyard benchmark: latest run",
+    "",
+    `${report.generatedAt} · Node ${report.machine.node} · Redis ${report.machine.redis} · ${report.machine.cpus}× ${report.machine.cpuModel} · ${report.rounds} rounds · ${report.durationSeconds.toFixed(0)} s`,
+    "",
+    "## Targets",
+    "",
+    summaryTable(report),
+  ];
+  for (const s of report.scenarios) {
+    out.push(`## ${s.title}`, "", scenarioTable(s));
+    for (const n of s.notes) out.push(`- ${n}`);
+    if (s.notes.length) out.push("");
+  }
+  out.push(HOW_MEASURED, "## Settings", "");
+  for (const s of report.scenarios) {
+    const entries = Object.entries(s.settings);
+    if (entries.length === 0) continue;
+    out.push(`**${s.title}**`, "");
+    for (const [id, text] of entries) out.push(`- \`${id}\`: ${text}`);
+    out.push("");
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,52 @@
+import type { Redis } from "ioredis";
+import type { ContenderFactory } from "../contenders/types.js";
+import type { Spread } from "../harness/stats.js";
+
+export interface BenchContext {
+  redisUrl: string;
+  /** FLUSHALL, INFO and setup; never counted as a lock call. */
+  admin: Redis;
+  /** The GET/SET of the work done under the lock, kept off the libraries' connections. */
+  work: Redis;
+  rounds: number;
+  quick: boolean;
+  lockyard: ContenderFactory;
+  peers: ContenderFactory[];
+}
+
+export interface Column {
+  key: string;
+  header: string;
+  /** Digits after the point in the table. */
+  digits: number;
+}
+
+export interface Row {
+  id: string;
+  label: string;
+  /** Which settings the row ran with, when a scenario has more than one. */
+  profile?: string;
+  values: Record<string, Spread>;
+  /** "target → measured PASS|MISS" lines, on Lockyard's rows only. */
+  targets?: TargetResult[];
+}
+
+export interface TargetResult {
+  text: string;
+  measured: number;
+  limit: number;
+  unit: string;
+  pass: boolean;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  columns: Column[];
+  rows: Row[];
+  /** Each library's exact settings in this scenario. */
+  settings: Record<string, string>;
+  notes: string[];
+  /** Set when the scenario could not run (e.g. the API is not built yet). */
+  pending?: string;
+}
