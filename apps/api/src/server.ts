@@ -66,14 +66,13 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info({ signal }, "shutting down");
   jobs.stop();
-  server.close();
-  // Open SSE streams would keep close() waiting forever.
+  // Let in-flight requests finish; open SSE streams and keep-alive sockets would hold close() forever.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  const force = setTimeout(() => server.closeAllConnections(), 2_000);
-  force.unref();
-  await close();
+  const grace = new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref());
+  await Promise.race([closed, grace]);
   server.closeAllConnections();
-  clearTimeout(force);
+  await close();
   process.exit(0);
 }
 process.once("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { TRPCClientError } from "@trpc/client";
 import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
@@ -6,7 +7,7 @@ import type { AppRouter } from "../root.js";
 import type { StockMode } from "../schemas.js";
 import { readQty, resetStock } from "../stock/store.js";
 import type { BurstEvent, BurstReport } from "../types.js";
-import { apiClients } from "./clients.js";
+import { type ApiClient, apiClients } from "./clients.js";
 import { totalCommands } from "./commandstats.js";
 import { percentiles } from "./percentiles.js";
 
@@ -72,12 +73,30 @@ async function* fire(
   req: BurstRequest,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<BurstEvent> {
-  const { productId, mode, workMs } = req;
-  await resetStock(ctx.redis, productId, req.initialStock);
+  await resetStock(ctx.redis, req.productId, req.initialStock);
   const clients = apiClients(ctx.config.apiUrls.length > 0 ? ctx.config.apiUrls : []);
   if (clients.length === 0) {
     throw new TRPCError({ code: "PRECONDITION_FAILED", message: "no API_URLS configured for the burst" });
   }
+  // One signal for every request, so a departed subscriber cancels the lot.
+  const cancel = new AbortController();
+  setMaxListeners(req.requests + 10, cancel.signal);
+  const onAbort = () => cancel.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    yield* fireAll(ctx, req, clients, cancel.signal);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+async function* fireAll(
+  ctx: Context,
+  req: BurstRequest,
+  clients: ApiClient[],
+  signal: AbortSignal,
+): AsyncGenerator<BurstEvent> {
+  const { productId, mode, workMs } = req;
   const tally: Tally = {
     done: 0,
     successes: 0,
