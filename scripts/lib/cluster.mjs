@@ -18,7 +18,7 @@ function run(bin, args, timeoutMs) {
 }
 
 export function redisCliBin() {
-  const bin = process.env.REDIS_CLI_BIN || which("redis-cli");
+  const bin = which("redis-cli");
   if (!bin) throw new Error("redis-cli is not installed (Debian/Ubuntu: apt-get install -y redis-tools)");
   return bin;
 }
