@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: install, provision Redis, build, run api ×2 + the dashboard. Plain Node: it runs before `npm ci`.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isPortFree, waitForPort } from "./lib/ports.mjs";
@@ -14,6 +15,8 @@ const REDIS_PORT = 6379;
 const REDLOCK_PORTS = [6380, 6381, 6382];
 
 checkNode();
+// Variables in .env (see .env.example) apply unless already set in the shell.
+if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
 ensureDependencies(root);
 
 for (const port of [...API_PORTS, WEB_PORT]) {
