@@ -24,6 +24,11 @@ export interface LockBackend {
   createSubscriber(onRelease: (resource: string) => void): ReleaseSubscriber;
   /** Sub-classes of backend may hold connections of their own; the user's connections stay open. */
   close(): Promise<void>;
+  /**
+   * Optional: how much of a lease the holder may not count on (Redlock's clock-drift allowance).
+   * The local deadline becomes `sentAt + leaseMs - validityMarginMs(leaseMs)`. Default 0.
+   */
+  validityMarginMs?(leaseMs: number): number;
 }
 
 export type AcquireReply = [1, number, number | null] | [0, number];

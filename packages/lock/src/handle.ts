@@ -24,6 +24,8 @@ export class Handle implements LockHandle {
   state = HELD;
   /** Local deadline: the lock surely exists until then (measured from before the request was sent). */
   deadline: number;
+  /** The lease minus the backend's validity margin: how long after a request the lock surely exists. */
+  readonly validMs: number;
   nextRenewAt: number;
   renewing = false;
   lostError: LockLostError | undefined;
@@ -41,7 +43,8 @@ export class Handle implements LockHandle {
     readonly watchdog: boolean,
     readonly acquiredAt: number,
   ) {
-    this.deadline = acquiredAt + leaseMs;
+    this.validMs = leaseMs - (host.backend.validityMarginMs?.(leaseMs) ?? 0);
+    this.deadline = acquiredAt + this.validMs;
     this.nextRenewAt = watchdog ? acquiredAt + leaseMs / 3 : Number.POSITIVE_INFINITY;
   }
 
@@ -73,7 +76,7 @@ export class Handle implements LockHandle {
       this.lose("renew-refused");
       return;
     }
-    if (sentAt + this.leaseMs > this.deadline) this.deadline = sentAt + this.leaseMs;
+    if (sentAt + this.validMs > this.deadline) this.deadline = sentAt + this.validMs;
     if (this.watchdog) this.nextRenewAt = sentAt + this.leaseMs / 3;
     this.host.emit?.({ type: "renewed", resource: this.resource, owner: this.owner, leaseMs: this.leaseMs });
   }
