@@ -11,7 +11,8 @@ export interface LoopHost {
   readonly closed: boolean;
   /** Per resource: a count of attempts in flight while nobody queues (no allocation), or a Gate. */
   readonly gates: Map<string, number | Gate>;
-  subscribe(g: Gate, resource: string): Promise<void>;
+  /** Subscribes the gate's resource; wakes the head to try again once messages flow. */
+  subscribe(g: Gate, resource: string): void;
   dropIfIdle(g: Gate, resource: string): void;
   acquired(
     resource: string,
@@ -55,9 +56,10 @@ export async function acquireLoop(
   let attempts = 0;
   let pttl = Number.POSITIVE_INFINITY;
   let epoch = -1;
-  const w: Waiter = { wake: null, attemptNow: false };
   let g: Gate;
   let failedJustNow = false;
+  // Made only once this call has to wait: the uncontended path allocates no waiter.
+  let w: Waiter;
 
   if (cur === undefined || q.bypass || q.waitMs === 0) {
     // Fast path: nobody of ours waits on this resource.
@@ -86,9 +88,11 @@ export async function acquireLoop(
       endFast(host, q.resource, undefined, true);
       return timedOut(host, q, start, attempts, throwOnTimeout);
     }
+    w = { wake: null, attemptNow: false };
     g = endFast(host, q.resource, w, cur === undefined || typeof cur === "number")!;
     failedJustNow = true;
   } else {
+    w = { wake: null, attemptNow: false };
     if (typeof cur === "number") {
       g = new Gate(cur);
       gates.set(q.resource, g);
@@ -102,11 +106,10 @@ export async function acquireLoop(
   try {
     for (;;) {
       if (failedJustNow && g.queue[0] === w) {
-        if (g.sub === 0) {
-          await host.subscribe(g, q.resource);
-          // A release published before the subscription took effect was missed: look again.
-          w.attemptNow = true;
-        } else if (g.epoch !== epoch) w.attemptNow = true;
+        // Not awaited: a hung subscribe must not outlast waitMs. When it is ready it wakes the head,
+        // which looks again (a release published before the subscription took effect was missed).
+        if (g.sub === 0) host.subscribe(g, q.resource);
+        else if (g.epoch !== epoch) w.attemptNow = true;
       }
       failedJustNow = false;
       if (host.closed) throw new LocksClosedError();

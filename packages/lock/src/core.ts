@@ -109,15 +109,14 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     this.scheduler.remove(h);
   }
 
-  subscribe(g: Gate, resource: string): Promise<void> {
-    if (g.sub === 0) {
-      g.sub = 1;
-      g.subscribing = this.subs.add(resource).then(() => {
-        g.sub = 2;
-        if (this.gates.get(resource) !== g) this.subs.remove(resource);
-      });
-    }
-    return g.subscribing!;
+  subscribe(g: Gate, resource: string): void {
+    if (g.sub !== 0) return;
+    g.sub = 1;
+    void this.subs.add(resource).then(() => {
+      g.sub = 2;
+      if (this.gates.get(resource) !== g) this.subs.remove(resource);
+      else g.wakeHead(true);
+    });
   }
 
   dropIfIdle(g: Gate, resource: string): void {

@@ -17,7 +17,6 @@ export class Gate {
   epoch = 0;
   /** 0 not subscribed, 1 subscribing, 2 subscribed (or failed: the fallback timer then does the work). */
   sub = 0;
-  subscribing: Promise<void> | undefined;
 
   constructor(public inflight: number) {}
 
