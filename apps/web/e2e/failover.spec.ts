@@ -5,7 +5,7 @@ import { startApi, startWeb, stopPid, waitForHttp } from "./harness/processes";
 
 // Losing an instance on purpose makes Chromium log the refused connections.
 test.use({
-  allowedConsoleErrors: [/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|net::|EventSource|Failed to load/],
+  allowedConsoleErrors: /net::ERR_|EventSource/,
 });
 
 test.describe("Connection", () => {

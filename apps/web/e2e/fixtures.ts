@@ -6,21 +6,23 @@ import { readStack, type Stack } from "./harness/stack";
 
 interface Fixtures {
   /** Console errors that a spec expects (for example the 409s of a deliberate double submit). */
-  allowedConsoleErrors: RegExp[];
+  allowedConsoleErrors: RegExp | null;
   consoleErrors: string[];
   redis: (line: string) => Promise<string>;
 }
 
 export const test = base.extend<Fixtures, { stack: Stack }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads fixture dependencies from this pattern.
   stack: [async ({}, use) => use(readStack()), { scope: "worker" }],
-  allowedConsoleErrors: [[], { option: true }],
+  allowedConsoleErrors: [null, { option: true }],
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads fixture dependencies from this pattern.
   consoleErrors: async ({}, use) => use([]),
   redis: async ({ stack }, use) => use((line) => rawCommand(stack.redisPort, line)),
   page: async ({ page, allowedConsoleErrors, consoleErrors }, use) => {
     page.on("console", (msg) => {
       if (msg.type() !== "error") return;
       const text = msg.text();
-      if (!allowedConsoleErrors.some((re) => re.test(text))) consoleErrors.push(text);
+      if (!allowedConsoleErrors?.test(text)) consoleErrors.push(text);
     });
     page.on("pageerror", (err) => consoleErrors.push(`pageerror: ${err.message}`));
     await use(page);

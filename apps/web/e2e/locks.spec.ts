@@ -14,7 +14,9 @@ test.describe("Locks panel", () => {
     await redis(`HSET ${key} ${OWNER} 1`);
     await redis(`PEXPIRE ${key} 20000`);
 
-    const row = page.locator(`[data-testid="lock-row"][data-resource="${resource}"]`);
+    const row = page.locator(
+      `[data-testid="lock-table"] [data-testid="lock-row"][data-resource="${resource}"]`,
+    );
     await expect(row).toBeVisible();
     await expect(row.getByTestId("lock-owner")).toHaveAttribute("data-owner", OWNER);
     await expect(row.getByTestId("lock-owner")).toHaveAttribute("data-count", "1");

@@ -1,7 +1,7 @@
 import { expect, openDashboard, screenshot, test, uniqueResource } from "./fixtures";
 
 // A lost race answers 409 CONFLICT and a bad id 400, which Chromium logs as failed resource loads.
-test.use({ allowedConsoleErrors: [/status of 409/, /status of 400/] });
+test.use({ allowedConsoleErrors: /status of (409|400)/ });
 
 test.describe("Orders panel", () => {
   test("five clients on one page submit the same order: exactly one creates it", async ({ page, stack }) => {

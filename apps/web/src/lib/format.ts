@@ -16,10 +16,8 @@ export function clockTime(epochMs: number): string {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }
 
-/** Owner ids are `<instance>:<128-bit hex>`: show the instance and the start of the random part. */
-export function shortOwner(owner: string): string {
-  const i = owner.lastIndexOf(":");
-  if (i < 0) return owner.length > 14 ? `${owner.slice(0, 12)}…` : owner;
-  const rand = owner.slice(i + 1);
-  return `${owner.slice(0, i)}:${rand.slice(0, 6)}${rand.length > 6 ? "…" : ""}`;
+/** Owner ids are `<instance>:<128-bit hex>`: the start of the random part tells owners apart. */
+export function shortId(owner: string): string {
+  const rand = owner.slice(owner.lastIndexOf(":") + 1);
+  return rand.length > 8 ? `${rand.slice(0, 6)}…` : rand;
 }

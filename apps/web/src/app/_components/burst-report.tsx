@@ -31,11 +31,9 @@ export function BurstReportView({ report: r }: { report: BurstReport }) {
         />
         <Stat label="Errors" value={r.errors} testId="stat-errors" tone={r.errors > 0 ? "warn" : "neutral"} />
         <Stat label="Duration" value={formatMs(r.durationMs)} testId="stat-duration" />
-        <Stat
-          label="Latency p50 / p95 / p99"
-          value={`${formatMs(r.latencyMs.p50)} / ${formatMs(r.latencyMs.p95)} / ${formatMs(r.latencyMs.p99)}`}
-          testId="stat-latency"
-        />
+        <Stat label="Latency p50" value={formatMs(r.latencyMs.p50)} testId="stat-p50" />
+        <Stat label="Latency p95" value={formatMs(r.latencyMs.p95)} testId="stat-p95" />
+        <Stat label="Latency p99" value={formatMs(r.latencyMs.p99)} testId="stat-p99" />
         <Stat
           label="Redis cmds / success"
           value={r.redisCommandsPerSuccess === null ? "–" : r.redisCommandsPerSuccess.toFixed(1)}

@@ -55,8 +55,12 @@ export function JobsPanel() {
             render: (r) => <Badge tone="info">{r.instanceId}</Badge>,
           },
           { key: "token", header: "Fence", className: "hide-narrow", render: (r) => r.token ?? "–" },
-          { key: "dur", header: "Took", className: "hide-narrow", render: (r) => formatMs(r.durationMs) },
-          { key: "removed", header: "Removed", className: "hide-narrow", render: (r) => r.removed },
+          {
+            key: "dur",
+            header: "Took",
+            className: "hide-narrow",
+            render: (r) => <span title={`removed ${r.removed}`}>{formatMs(r.durationMs)}</span>,
+          },
         ]}
         rows={list}
         rowKey={(r) => r.tick}

@@ -49,6 +49,9 @@ export function LiveLocksProvider({ children }: { children: ReactNode }) {
   );
   const resetRef = useRef(sub.reset);
   resetRef.current = sub.reset;
+  // The instance this stream was opened against, so a failure moves on from it and not from
+  // whichever instance another request has already switched to.
+  const streamUrlRef = useRef(endpoints.current());
 
   useEffect(() => endpoints.subscribe(setEndpoint), [endpoints]);
 
@@ -56,7 +59,7 @@ export function LiveLocksProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (!failing) return;
     const t = setTimeout(() => {
-      endpoints.failover(endpoints.current());
+      streamUrlRef.current = endpoints.failover(streamUrlRef.current);
       resetRef.current();
     }, FAILOVER_AFTER_MS);
     return () => clearTimeout(t);

@@ -3,13 +3,9 @@
 import { Badge } from "@lockyard/ui/badge";
 import { type Column, Table } from "@lockyard/ui/table";
 import { TtlBar } from "@lockyard/ui/ttl-bar";
-import { shortOwner } from "~/lib/format";
+import { shortId } from "~/lib/format";
 import type { LockView } from "./live-locks";
 import { type RowState, useRowLifecycle } from "./use-row-lifecycle";
-
-function instancesOf(lock: LockView): string[] {
-  return [...new Set(lock.owners.map((o) => o.instanceId))];
-}
 
 function columns(receivedAt: number): Column<RowState<LockView>>[] {
   return [
@@ -24,27 +20,24 @@ function columns(receivedAt: number): Column<RowState<LockView>>[] {
     },
     {
       key: "owners",
-      header: "Owner × re-entries",
+      header: "Holder × re-entries",
       render: ({ item }) => (
         <ul className="owners">
           {item.owners.map((o) => (
             <li key={o.owner} data-testid="lock-owner" data-owner={o.owner} data-count={o.count}>
-              <code className="mono" title={o.owner}>
-                {shortOwner(o.owner)}
+              <Badge tone="info" title="holding instance" testId="lock-instance">
+                {o.instanceId}
+              </Badge>{" "}
+              <code className="mono muted" title={o.owner}>
+                {shortId(o.owner)}
               </code>{" "}
-              <Badge tone={o.count > 1 ? "info" : "neutral"} title="re-entry count">
+              <Badge tone={o.count > 1 ? "warn" : "neutral"} title="re-entry count">
                 ×{o.count}
               </Badge>
             </li>
           ))}
         </ul>
       ),
-    },
-    {
-      key: "instance",
-      header: "Instance",
-      className: "hide-narrow",
-      render: ({ item }) => <span data-testid="lock-instance">{instancesOf(item).join(", ") || "–"}</span>,
     },
     {
       key: "token",
