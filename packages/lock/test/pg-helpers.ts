@@ -1,0 +1,38 @@
+import pg from "pg";
+import { inject } from "vitest";
+import type { LockEvent } from "../src/index.js";
+import { createPgLocks, migratePgLocks, type PgLocksOptions } from "../src/pg.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgUrl: string;
+  }
+}
+
+export const TABLE = "lockyard_test_locks";
+
+/** A small pool: many concurrent acquirers must queue on it, not open a connection each. */
+export async function pgPool(max = 4): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: inject("pgUrl"), max });
+  // Idle clients report a server going away here; unheard, it would crash the test process.
+  pool.on("error", () => {});
+  await migratePgLocks(pool, { table: TABLE });
+  return pool;
+}
+
+export function makePgLocks(pool: pg.Pool, opts: Partial<PgLocksOptions> = {}) {
+  const events: LockEvent[] = [];
+  const locks = createPgLocks({ pool, table: TABLE, onEvent: (e) => events.push(e), ...opts });
+  return { locks, events };
+}
+
+/** The lock's row as stored. */
+export async function row(pool: pg.Pool, resource: string) {
+  const { rows } = await pool.query(
+    `SELECT owner, count, fence::int AS fence, waiters, expires_at > now() AS live FROM ${TABLE} WHERE resource = $1`,
+    [resource],
+  );
+  return rows[0] as
+    | { owner: string | null; count: number; fence: number; waiters: boolean; live: boolean }
+    | undefined;
+}
