@@ -80,7 +80,7 @@ export async function acquireLoop(
     attempts = 1;
     if (r[0] === 1) {
       endFast(host, q.resource, undefined, false);
-      return host.acquired(q.resource, q.key, q.owner, r, q, { sentAt, start, attempts });
+      return handOver(host, q, r, { sentAt, start, attempts });
     }
     pttl = r[1];
     host.cfg.emit?.({ type: "contended", resource: q.resource, pttlMs: pttl });
@@ -113,6 +113,8 @@ export async function acquireLoop(
       }
       failedJustNow = false;
       if (host.closed) throw new LocksClosedError();
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) return timedOut(host, q, start, attempts, throwOnTimeout);
       if (w.attemptNow && g.queue[0] === w) {
         w.attemptNow = false;
         epoch = g.epoch;
@@ -125,14 +127,12 @@ export async function acquireLoop(
           // Without the `more` mark the holder's release would not publish, so the next head must knock.
           g.leave(w, !more);
           host.dropIfIdle(g, q.resource);
-          return host.acquired(q.resource, q.key, q.owner, r, q, { sentAt, start, attempts });
+          return handOver(host, q, r, { sentAt, start, attempts });
         }
         pttl = r[1];
         failedJustNow = true;
         continue;
       }
-      const remaining = deadline - performance.now();
-      if (remaining <= 0) return timedOut(host, q, start, attempts, throwOnTimeout);
       const head = g.queue[0] === w;
       const byTimer = await sleep(
         w,
@@ -178,6 +178,17 @@ function endFast(host: LoopHost, resource: string, w: Waiter | undefined, flag: 
   if (cur.inflight === 0 && !flag) cur.wakeHead(true);
   host.dropIfIdle(cur, resource);
   return undefined;
+}
+
+/** The caller may have given up while the winning attempt was in flight: then nobody would release it. */
+function handOver(host: LoopHost, q: Request, r: AcquireReply, waited: Waited): Handle | Promise<Handle> {
+  const h = host.acquired(q.resource, q.key, q.owner, r, q, waited);
+  if (!q.signal?.aborted) return h;
+  const reason: unknown = q.signal.reason;
+  return h.release().then(
+    () => Promise.reject(reason),
+    () => Promise.reject(reason),
+  );
 }
 
 function fallbackMs(cfg: Config, pttl: number): number {
