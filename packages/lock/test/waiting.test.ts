@@ -73,7 +73,7 @@ describe("wake on release", () => {
     expect(r.attempts / 200).toBeLessThanOrEqual(4);
   });
 
-  it("an uncontended acquire+release publishes nothing; a contended release publishes", async () => {
+  it("an uncontended acquire+release is 2 script calls and publishes nothing; a contended release publishes", async () => {
     const { locks } = makeLocks(redis);
     await (await locks.acquire(uniq("warm"))).release();
     const before = await commandStats(redis);
@@ -81,6 +81,21 @@ describe("wake on release", () => {
     const mid = await commandStats(redis);
     expect((mid.publish ?? 0) - (before.publish ?? 0)).toBe(0);
     expect(scriptCalls(mid) - scriptCalls(before)).toBe(40);
+    // Two round trips per pair: count what the client sends (a pass-through spy on a dedicated connection).
+    const own = connect();
+    const sent: string[] = [];
+    const send = own.sendCommand.bind(own);
+    own.sendCommand = ((cmd: { name: string }, ...rest: unknown[]) => {
+      sent.push(cmd.name);
+      return (send as (...a: unknown[]) => unknown)(cmd, ...rest);
+    }) as typeof own.sendCommand;
+    const counted = createLocks({ redis: own });
+    await (await counted.acquire(uniq("warm"))).release();
+    sent.length = 0;
+    for (let i = 0; i < 20; i++) await (await counted.acquire(uniq("solo"))).release();
+    expect(sent).toEqual(Array(40).fill("evalsha"));
+    await counted.close();
+    own.disconnect();
     const resource = uniq("pair");
     const h = await locks.acquire(resource);
     const waiting = locks.acquire(resource);
