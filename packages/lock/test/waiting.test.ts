@@ -127,16 +127,30 @@ describe("wake on release", () => {
     await Promise.all([locks.close(), other.close()]);
   });
 
-  it("one subscription per resource however many local waiters", async () => {
+  it("one shared subscriber connection, made on first contention, with one subscription per resource", async () => {
     const { locks } = makeLocks(redis);
-    const resource = uniq("subs");
-    const h = await locks.acquire(resource);
-    const waiters = Array.from({ length: 10 }, () => locks.acquire(resource, { waitMs: 5_000 }));
+    const subscribers = async () =>
+      ((await redis.client("LIST")) as string)
+        .split("\n")
+        .map((line) => Number(/ sub=(\d+)/.exec(line)?.[1] ?? 0))
+        .filter((n) => n > 0);
+    const resources = [uniq("subs"), uniq("subs"), uniq("subs")];
+    const held = await Promise.all(resources.map((r) => locks.acquire(r)));
+    expect(await subscribers()).toEqual([]);
+    const waiters = resources.flatMap((r) =>
+      Array.from({ length: 10 }, () => locks.acquire(r, { waitMs: 5_000 })),
+    );
     await sleep(100);
-    const [, n] = (await redis.call("pubsub", "numsub", `lock-released:{${resource}}`)) as [string, number];
-    expect(n).toBe(1);
-    await h.release();
+    expect(await subscribers()).toEqual([3]);
+    for (const r of resources) {
+      const [, n] = (await redis.call("pubsub", "numsub", `lock-released:{${r}}`)) as [string, number];
+      expect(n).toBe(1);
+    }
+    await Promise.all(held.map((h) => h.release()));
     for (const w of waiters) await (await w).release();
+    await sleep(50);
+    // Nobody waits any more: every channel is unsubscribed.
+    expect(await subscribers()).toEqual([]);
     await locks.close();
   });
 
