@@ -1,0 +1,87 @@
+import type { Redis } from "ioredis";
+import type { ReleaseSubscriber } from "./backend.js";
+import { releaseChannel } from "./resource.js";
+
+const CHANNEL_PREFIX = "lock-released:{";
+// Each node publishes the same release; copies of one owner's release arrive within a few ms of each other.
+const DUPLICATE_WINDOW_MS = 250;
+// A subscription that no quorum of nodes confirms by then is left to the waiters' fallback timers.
+const SUBSCRIBE_WAIT_MS = 1_000;
+
+/**
+ * Wake-on-release over independent nodes: one subscriber connection per node (made on first contention),
+ * every resource subscribed on all of them. A holder's release publishes on each node it held, so a
+ * subscription confirmed by a quorum of nodes overlaps the holder's quorum in at least one node.
+ * Copies of the same release (same owner in the message) wake the waiters once.
+ */
+export function createRedlockSubscriber(
+  clients: readonly Redis[],
+  quorum: number,
+  onRelease: (resource: string) => void,
+): ReleaseSubscriber {
+  let conns: Redis[] | undefined;
+  const last = new Map<string, { owner: string; at: number }>();
+  const onMessage = (channel: string, owner: string) => {
+    if (!channel.startsWith(CHANNEL_PREFIX)) return;
+    const resource = channel.slice(CHANNEL_PREFIX.length, -1);
+    const now = performance.now();
+    const prev = last.get(resource);
+    if (prev && prev.owner === owner && now - prev.at < DUPLICATE_WINDOW_MS) return;
+    last.set(resource, { owner, at: now });
+    onRelease(resource);
+  };
+  const connections = (): Redis[] => {
+    conns ??= clients.map((c) => {
+      // Queue SUBSCRIBE until connected even when the node's client fails fast; a dead node's
+      // subscriber reconnects in the background and resubscribes by itself.
+      const s = c.duplicate({ lazyConnect: false, enableOfflineQueue: true });
+      s.on("error", () => {});
+      s.on("message", onMessage);
+      return s;
+    });
+    return conns;
+  };
+  return {
+    subscribe(resource) {
+      const ch = releaseChannel(resource);
+      const all = connections();
+      return new Promise<void>((resolve) => {
+        let ok = 0;
+        let settled = 0;
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(done, SUBSCRIBE_WAIT_MS);
+        timer.unref();
+        for (const c of all) {
+          c.subscribe(ch)
+            .then(
+              () => {
+                if (++ok >= quorum) done();
+              },
+              () => {},
+            )
+            .then(() => {
+              if (++settled === all.length) done();
+            });
+        }
+      });
+    },
+    unsubscribe(resource) {
+      last.delete(resource);
+      if (!conns) return;
+      const ch = releaseChannel(resource);
+      for (const c of conns) c.unsubscribe(ch).catch(() => {});
+    },
+    async close() {
+      const cs = conns;
+      conns = undefined;
+      last.clear();
+      for (const c of cs ?? []) {
+        c.removeAllListeners("message");
+        c.disconnect();
+      }
+    },
+  };
+}
