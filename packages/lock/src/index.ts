@@ -14,6 +14,7 @@ export {
 export type { LockEvent, LockEventType } from "./events.js";
 export { type FencedWriteResult, fencedWrite } from "./fenced-write.js";
 export { createLocks, createLocksWithBackend, type LocksOptions } from "./locks.js";
+export { createRedlock, type RedlockOptions } from "./redlock.js";
 export { fenceKey, isValidResource, lockKey, releaseChannel } from "./resource.js";
 export { scripts } from "./scripts/index.js";
 export type {
