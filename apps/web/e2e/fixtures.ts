@@ -19,18 +19,23 @@ export const test = base.extend<Fixtures, { stack: Stack }>({
   consoleErrors: async ({}, use) => use([]),
   redis: async ({ stack }, use) => use((line) => rawCommand(stack.redisPort, line)),
   page: async ({ page, allowedConsoleErrors, consoleErrors }, use) => {
-    page.on("console", (msg) => {
-      if (msg.type() !== "error") return;
-      const text = msg.text();
-      if (!allowedConsoleErrors?.test(text)) consoleErrors.push(text);
-    });
-    page.on("pageerror", (err) => consoleErrors.push(`pageerror: ${err.message}`));
+    collectConsoleErrors(page, consoleErrors, allowedConsoleErrors);
     await use(page);
     expect(consoleErrors, "the page logged errors").toEqual([]);
   },
 });
 
 export { expect };
+
+/** Records console errors and uncaught exceptions of `page` into `into`, except the allowed ones. */
+export function collectConsoleErrors(page: Page, into: string[], allowed: RegExp | null = null): void {
+  page.on("console", (msg) => {
+    if (msg.type() !== "error") return;
+    const text = msg.text();
+    if (!allowed?.test(text)) into.push(text);
+  });
+  page.on("pageerror", (err) => into.push(`pageerror: ${err.message}`));
+}
 
 /** Opens the dashboard and waits until the live lock stream is connected. */
 export async function openDashboard(page: Page, url: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { expect, openDashboard, screenshot, test, uniqueResource } from "./fixtures";
+import { collectConsoleErrors, expect, openDashboard, screenshot, test, uniqueResource } from "./fixtures";
 
 const OWNER = "e2e-holder:0123456789abcdef0123456789abcdef";
 
@@ -66,6 +66,8 @@ test.describe("Locks panel", () => {
   test("two dashboards open at once see the same live locks", async ({ browser, stack, redis }) => {
     const contexts = await Promise.all([browser.newContext(), browser.newContext()]);
     const pages = await Promise.all(contexts.map((c) => c.newPage()));
+    const errors: string[] = [];
+    for (const p of pages) collectConsoleErrors(p, errors);
     await Promise.all(pages.map((p) => openDashboard(p, stack.webUrl)));
     const resources = [uniqueResource("shared-1"), uniqueResource("shared-2")];
     for (const r of resources) {
@@ -83,6 +85,7 @@ test.describe("Locks panel", () => {
       await expect(p.locator(`[data-testid="lock-table"] [data-resource="${resources[1]}"]`)).toBeVisible();
     }
     await redis(`DEL lock:{${resources[1]}}`);
+    expect(errors).toEqual([]);
     await Promise.all(contexts.map((c) => c.close()));
   });
 });

@@ -1,4 +1,4 @@
-import { expect, openDashboard, screenshot, test, uniqueResource } from "./fixtures";
+import { collectConsoleErrors, expect, openDashboard, screenshot, test, uniqueResource } from "./fixtures";
 
 // A lost race answers 409 CONFLICT and a bad id 400, which Chromium logs as failed resource loads.
 test.use({ allowedConsoleErrors: /status of (409|400)/ });
@@ -33,6 +33,8 @@ test.describe("Orders panel", () => {
     const orderId = uniqueResource("ord5");
     const contexts = await Promise.all(Array.from({ length: 5 }, () => browser.newContext()));
     const pages = await Promise.all(contexts.map((c) => c.newPage()));
+    const errors: string[] = [];
+    for (const p of pages) collectConsoleErrors(p, errors, /status of 409/);
     await Promise.all(pages.map((p) => openDashboard(p, stack.webUrl)));
     for (const p of pages) {
       await p.getByTestId("order-id").fill(orderId);
@@ -51,6 +53,7 @@ test.describe("Orders panel", () => {
     for (const p of pages) {
       await expect(p.locator(`[data-testid="order-row"][data-order="${orderId}"]`)).toHaveCount(1);
     }
+    expect(errors).toEqual([]);
     await Promise.all(contexts.map((c) => c.close()));
   });
 

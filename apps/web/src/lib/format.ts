@@ -19,5 +19,5 @@ export function clockTime(epochMs: number): string {
 /** Owner ids are `<instance>:<128-bit hex>`: the start of the random part tells owners apart. */
 export function shortId(owner: string): string {
   const rand = owner.slice(owner.lastIndexOf(":") + 1);
-  return rand.length > 8 ? `${rand.slice(0, 6)}…` : rand;
+  return rand.length > 6 ? `${rand.slice(0, 4)}…` : rand;
 }

@@ -9,6 +9,8 @@ import { useTRPC } from "~/trpc/react";
 import { ErrorMessage } from "./error-message";
 
 const PALETTE = 4;
+/** The chips show the last 20 ticks; the table details the most recent few. */
+const TABLE_ROWS = 8;
 
 function colorIndex(instanceId: string): number {
   let h = 0;
@@ -62,7 +64,7 @@ export function JobsPanel() {
             render: (r) => <span title={`removed ${r.removed}`}>{formatMs(r.durationMs)}</span>,
           },
         ]}
-        rows={list}
+        rows={list.slice(0, TABLE_ROWS)}
         rowKey={(r) => r.tick}
         rowAttrs={(r) => ({ "data-testid": "job-run", "data-instance": r.instanceId, "data-tick": r.tick })}
         empty={runs.isPending ? "Loading…" : "The job has not run yet."}

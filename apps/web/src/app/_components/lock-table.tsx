@@ -28,7 +28,7 @@ function columns(receivedAt: number): Column<RowState<LockView>>[] {
               <Badge tone="info" title="holding instance" testId="lock-instance">
                 {o.instanceId}
               </Badge>{" "}
-              <code className="mono muted" title={o.owner}>
+              <code className="mono muted hide-narrow" title={o.owner}>
                 {shortId(o.owner)}
               </code>{" "}
               <Badge tone={o.count > 1 ? "warn" : "neutral"} title="re-entry count">
@@ -42,6 +42,7 @@ function columns(receivedAt: number): Column<RowState<LockView>>[] {
     {
       key: "token",
       header: "Fence",
+      className: "hide-narrow",
       render: ({ item }) => (
         <span className="mono" data-testid="lock-token">
           {item.token ?? "–"}
@@ -71,26 +72,30 @@ export interface LockTableProps {
   locks: readonly LockView[];
   receivedAt: number;
   empty: string;
+  /** The live stream is down: the rows are the last known state, dimmed. */
+  stale?: boolean;
   testId?: string;
 }
 
-export function LockTable({ locks, receivedAt, empty, testId }: LockTableProps) {
+export function LockTable({ locks, receivedAt, empty, stale = false, testId }: LockTableProps) {
   const rows = useRowLifecycle(locks, (l) => l.key);
   rows.sort((a, b) => a.item.resource.localeCompare(b.item.resource));
   return (
-    <Table
-      testId={testId}
-      caption="Locks currently held"
-      columns={columns(receivedAt)}
-      rows={rows}
-      rowKey={(r) => r.item.key}
-      rowClassName={(r) => `row-${r.phase}`}
-      rowAttrs={(r) => ({
-        "data-testid": "lock-row",
-        "data-resource": r.item.resource,
-        "data-phase": r.phase,
-      })}
-      empty={empty}
-    />
+    <div className={stale ? "stale" : undefined} data-stale={stale ? "true" : "false"}>
+      <Table
+        testId={testId}
+        caption="Locks currently held"
+        columns={columns(receivedAt)}
+        rows={rows}
+        rowKey={(r) => r.item.key}
+        rowClassName={(r) => `row-${r.phase}`}
+        rowAttrs={(r) => ({
+          "data-testid": "lock-row",
+          "data-resource": r.item.resource,
+          "data-phase": r.phase,
+        })}
+        empty={empty}
+      />
+    </div>
   );
 }

@@ -45,6 +45,8 @@ export function LocksPanel() {
     >
       <ErrorMessage error={live.error} testId="locks-error" />
       <LockTable
+        key={needle}
+        stale={live.connection !== "connected"}
         testId="lock-table"
         locks={locks}
         receivedAt={live.receivedAt}

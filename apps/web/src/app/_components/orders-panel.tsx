@@ -58,7 +58,7 @@ export function OrdersPanel() {
       subtitle="Submit one order from several clients at once. The submit lock lets exactly one create it."
     >
       <form className="row-form" onSubmit={onSubmit}>
-        <label className="field">
+        <label className="field wide">
           <span>Order id</span>
           <input
             className="input"

@@ -91,6 +91,8 @@ export function ScenariosPanel() {
         <div className="split-side">
           <h3 className="h3">Live locks{touched.size > 0 ? " in this scenario" : ""}</h3>
           <LockTable
+            key={touched.size > 0 ? "scenario" : "all"}
+            stale={live.connection !== "connected"}
             testId="scenario-locks"
             locks={locks}
             receivedAt={live.receivedAt}
