@@ -104,7 +104,7 @@ describe("API surface", () => {
     const resource = uniq("events");
     const h = await locks.acquire(resource);
     const waiting = locks.acquire(resource, { waitMs: 2_000 });
-    await sleep(150);
+    await sleep(250); // past the first renewal at lease/3 = 100 ms
     await h.release();
     const h2 = await waiting;
     await h2.release();
@@ -113,11 +113,11 @@ describe("API surface", () => {
     expect(acquired).toHaveLength(2);
     expect(acquired[0]).toMatchObject({ attempts: 1, count: 1, owner: h.owner, token: h.token });
     expect(acquired[1]).toMatchObject({ owner: h2.owner });
-    expect((acquired[1] as { waitedMs: number }).waitedMs).toBeGreaterThan(100);
+    expect((acquired[1] as { waitedMs: number }).waitedMs).toBeGreaterThan(200);
     expect((acquired[1] as { attempts: number }).attempts).toBeGreaterThanOrEqual(2);
     const released = mine.filter((e) => e.type === "released");
     expect(released[0]).toMatchObject({ result: "released", heldMs: expect.any(Number) });
-    expect((released[0] as { heldMs: number }).heldMs).toBeGreaterThan(100);
+    expect((released[0] as { heldMs: number }).heldMs).toBeGreaterThan(200);
     expect(mine.some((e) => e.type === "contended")).toBe(true);
     expect(mine.some((e) => e.type === "renewed")).toBe(true);
     await locks.close();
