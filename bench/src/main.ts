@@ -7,6 +7,7 @@ import { connect, installCommandCounter } from "./harness/connections.js";
 import { elapsedSeconds, progress } from "./harness/progress.js";
 import { startBenchRedis } from "./harness/redis-server.js";
 import { scenarioTable } from "./report/markdown.js";
+import { updateReadme } from "./report/readme.js";
 import { type BenchReport, machineInfo, writeResults } from "./report/report.js";
 import { api } from "./scenarios/api.js";
 import { contended } from "./scenarios/contended.js";
@@ -26,15 +27,21 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
 const { values: args } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
+    "throughput-rounds": { type: "string", default: "5" },
     only: { type: "string", default: "a,b,c,d,e" },
     quick: { type: "boolean", default: false },
   },
 });
 
+function positive(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer, got ${value}`);
+  return n;
+}
+
 async function main(): Promise<void> {
-  const rounds = Number(args.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1)
-    throw new Error(`--rounds must be a positive integer, got ${args.rounds}`);
+  const rounds = positive("--rounds", args.rounds);
+  const throughputRounds = positive("--throughput-rounds", args["throughput-rounds"]);
   const only = args.only.split(",").map((s) => s.trim());
   const unknown = only.filter((s) => !SCENARIOS[s]);
   if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(", ")}; choose from a,b,c,d,e`);
@@ -57,6 +64,7 @@ async function main(): Promise<void> {
       admin,
       work,
       rounds,
+      throughputRounds,
       quick: args.quick,
       lockyard,
       peers: [redisSemaphore, redlock, seedDesign],
@@ -72,6 +80,7 @@ async function main(): Promise<void> {
       generatedAt: new Date().toISOString(),
       durationSeconds: elapsedSeconds(),
       rounds,
+      throughputRounds,
       quick: args.quick,
       machine: await machineInfo(admin),
       scenarios,
@@ -80,6 +89,13 @@ async function main(): Promise<void> {
     const { md, dir } = writeResults(report, partial ? "partial" : "latest");
     console.log(`\n${md}`);
     progress(`wrote ${dir}${partial ? "partial" : "latest"}.{md,json}`);
+    if (!partial) {
+      progress(
+        updateReadme(report)
+          ? "updated the table in README.md"
+          : "README.md has no bench markers; left alone",
+      );
+    }
   } finally {
     await stopAll();
   }

@@ -7,6 +7,7 @@ export const apiServerPath = (): string => repoPath("apps/api/dist/server.js");
 
 export interface ApiInstances {
   urls: string[];
+  pids: (number | undefined)[];
   stop(): Promise<void>;
 }
 
@@ -64,5 +65,5 @@ export async function startApi(redisUrl: string, ports: number[]): Promise<ApiIn
     await stop();
     throw err;
   }
-  return { urls, stop };
+  return { urls, pids: children.map((c) => c.pid), stop };
 }

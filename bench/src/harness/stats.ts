@@ -29,3 +29,9 @@ export function ratios(a: number[], b: number[]): number[] {
   for (let i = 0; i < Math.min(a.length, b.length); i++) out.push(a[i]! / b[i]!);
   return out;
 }
+
+/** The items, starting at a different one each round, so no library always runs first (or right after another). */
+export function rotate<T>(items: readonly T[], round: number): T[] {
+  const k = round % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}

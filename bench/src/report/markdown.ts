@@ -52,7 +52,7 @@ export function summaryTable(report: BenchReport): string {
 const HOW_MEASURED = `## How measured
 
 - One \`npm run bench\` starts its own \`redis-server\` (${"`scripts/lib/redis.mjs`"}, no persistence) and runs every library against it in the same process, one after another, with FLUSHALL between runs and a warm-up before each timed run. Each library gets its own ioredis 6 connection(s); the work's GET/SET in (c) and the bench's own INFO/FLUSHALL use separate connections.
-- Every figure is the median of the rounds, with min–max in brackets. The rounds are interleaved (round 1 of every library, then round 2, …), and ratios are computed per round and then their median is taken, because this 2-core machine is shared and noisy.
+- Every figure is the median of the rounds, with min–max in brackets. The rounds are interleaved (round 1 of every library, then round 2, …, starting with a different library each round), and ratios are computed per round and then their median is taken, because this 2-core machine is shared and noisy.
 - **Lock calls** are round-trips: every command a library's connections write, counted on the client by wrapping ioredis \`sendCommand\` (the library's own subscriber connection included; connection handshakes such as HELLO/CLIENT/INFO left out). Redis 7's \`INFO commandstats\` also counts each command a Lua script runs, so its delta (shown as *Redis cmds incl. in scripts*, minus the work's GET/SET) is larger; the bench checks that commandstats' EVAL+EVALSHA delta equals the EVAL+EVALSHA the libraries sent.
 - (a) latency is one acquire plus one release, measured with \`performance.now()\`. (b) CPU is \`process.cpuUsage()\` of the bench process during the run. (c) A timeout is a task whose library gave up waiting; *overlapping holds* checks mutual exclusion from each hold's start/end. (d) heap is \`heapUsed\` after two \`global.gc()\` calls (node --expose-gc) before and after taking the locks. (e) autocannon runs inside the bench process; the two API instances and Redis share the same two cores.
 `;
@@ -61,7 +61,7 @@ export function markdown(report: BenchReport): string {
   const out: string[] = [
     "# Lockyard benchmark: latest run",
     "",
-    `${report.generatedAt} · Node ${report.machine.node} · Redis ${report.machine.redis} · ${report.machine.cpus}× ${report.machine.cpuModel} · ${report.rounds} rounds · ${report.durationSeconds.toFixed(0)} s`,
+    `${report.generatedAt} · Node ${report.machine.node} · Redis ${report.machine.redis} · ${report.machine.cpus}× ${report.machine.cpuModel} · ${report.throughputRounds} rounds of (a), (b), (e) and ${report.rounds} of (c), (d) · ${report.durationSeconds.toFixed(0)} s`,
     "",
     "## Targets",
     "",

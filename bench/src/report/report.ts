@@ -10,6 +10,7 @@ export interface BenchReport {
   generatedAt: string;
   durationSeconds: number;
   rounds: number;
+  throughputRounds: number;
   quick: boolean;
   machine: { node: string; redis: string; cpus: number; cpuModel: string };
   scenarios: ScenarioResult[];

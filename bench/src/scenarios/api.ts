@@ -2,9 +2,11 @@ import { existsSync } from "node:fs";
 import autocannon from "autocannon";
 import { apiServerPath, startApi } from "../harness/api-instances.js";
 import { Collector, target } from "../harness/collect.js";
+import { processCpuSeconds } from "../harness/proc-cpu.js";
 import { progress } from "../harness/progress.js";
+import { redisCpuSeconds } from "../harness/redis-cpu.js";
 import { repoPath } from "../harness/repo.js";
-import { ratios, spread } from "../harness/stats.js";
+import { ratios, rotate, spread } from "../harness/stats.js";
 import type { BenchContext, ScenarioResult } from "./types.js";
 
 const PRODUCTS = Array.from({ length: 100 }, (_, i) => `bench-${i + 1}`);
@@ -46,6 +48,7 @@ async function fire(urls: string[], mode: string, seconds: number) {
   });
   const ok = (result.statusCodeStats["200"]?.count ?? 0) - result.mismatches;
   return {
+    ok,
     reqPerSec: ok / result.duration,
     p99: result.latency.p99,
     failed: result.non2xx + result.mismatches + result.errors,
@@ -73,15 +76,22 @@ export async function api(ctx: BenchContext): Promise<ScenarioResult> {
     progress(`(e) api · two instances up at ${instances.urls.join(", ")}; warming up`);
     await resetStock(instances.urls[0]!);
     for (const mode of MODES) await fire(instances.urls, mode, 1);
-    for (let round = 1; round <= ctx.rounds; round++) {
-      for (const mode of MODES) {
+    for (let round = 1; round <= ctx.throughputRounds; round++) {
+      for (const mode of rotate(MODES, round)) {
         await resetStock(instances.urls[0]!);
+        const apiCpu = () => instances.pids.reduce((sum: number, pid) => sum + processCpuSeconds(pid), 0);
+        const api0 = apiCpu();
+        const redis0 = await redisCpuSeconds(ctx.admin);
         const r = await fire(instances.urls, mode, seconds);
+        const apiUs = ((apiCpu() - api0) * 1e6) / r.ok;
+        const redisUs = (((await redisCpuSeconds(ctx.admin)) - redis0) * 1e6) / r.ok;
         col.add(mode, "reqPerSec", r.reqPerSec);
+        col.add(mode, "apiCpuUs", apiUs);
+        col.add(mode, "redisCpuUs", redisUs);
         col.add(mode, "p99", r.p99);
         col.add(mode, "failed", r.failed);
         progress(
-          `(e) api · ${mode} · round ${round}/${ctx.rounds}: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms, ${r.failed} failed`,
+          `(e) api · ${mode} · round ${round}/${ctx.throughputRounds}: ${Math.round(r.reqPerSec)} req/s, p99 ${r.p99} ms, ${r.failed} failed, API ${apiUs.toFixed(0)} CPU µs/req`,
         );
       }
     }
@@ -93,10 +103,13 @@ export async function api(ctx: BenchContext): Promise<ScenarioResult> {
   const ratio = spread(ratios(col.values("redis", "reqPerSec"), col.values("atomic", "reqPerSec")));
   return {
     ...base,
+    rowHeader: "mode",
     columns: [
       { key: "reqPerSec", header: "successful req/s", digits: 0 },
       { key: "p99", header: "p99 ms", digits: 0 },
       { key: "failed", header: "failed or not ok", digits: 0 },
+      { key: "apiCpuUs", header: "API CPU µs/req (both instances)", digits: 0 },
+      { key: "redisCpuUs", header: "Redis CPU µs/req", digits: 1 },
       { key: "ratio", header: "req/s ÷ atomic", digits: 2 },
     ],
     rows: MODES.map((mode) => ({

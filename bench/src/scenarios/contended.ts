@@ -4,7 +4,7 @@ import { Collector, target } from "../harness/collect.js";
 import { commandStats, statsDelta, sum } from "../harness/commandstats.js";
 import { callsDelta, clientCalls } from "../harness/connections.js";
 import { progress } from "../harness/progress.js";
-import { ratios, spread } from "../harness/stats.js";
+import { ratios, rotate, spread } from "../harness/stats.js";
 import { contendOnce } from "./contend-once.js";
 import type { BenchContext, Row, ScenarioResult } from "./types.js";
 
@@ -38,7 +38,7 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
   const settings: Record<string, string> = {};
   const notes: string[] = [];
   for (let round = 1; round <= ctx.rounds; round++) {
-    for (const cfg of configs) {
+    for (const cfg of rotate(configs, round)) {
       await ctx.admin.flushall();
       const c = await cfg.lib.create(ctx.redisUrl, { profile: cfg.profile });
       settings[cfg.row] = c.settings;

@@ -3,7 +3,7 @@ import { Collector, target } from "../harness/collect.js";
 import { callsDelta, clientCalls } from "../harness/connections.js";
 import { progress } from "../harness/progress.js";
 import { redisCpuSeconds } from "../harness/redis-cpu.js";
-import { ratios, spread } from "../harness/stats.js";
+import { ratios, rotate, spread } from "../harness/stats.js";
 import type { BenchContext, ScenarioResult } from "./types.js";
 
 const LOOPS = 64;
@@ -31,8 +31,8 @@ export async function parallel(ctx: BenchContext): Promise<ScenarioResult> {
   const libs = [ctx.lockyard, ...ctx.peers];
   const col = new Collector();
   const settings: Record<string, string> = {};
-  for (let round = 1; round <= ctx.rounds; round++) {
-    for (const lib of libs) {
+  for (let round = 1; round <= ctx.throughputRounds; round++) {
+    for (const lib of rotate(libs, round)) {
       await ctx.admin.flushall();
       const c = await lib.create(ctx.redisUrl, { profile: "recommended" });
       settings[lib.id] = c.settings;
@@ -53,13 +53,13 @@ export async function parallel(ctx: BenchContext): Promise<ScenarioResult> {
       col.add(lib.id, "redisCpuUsPerPair", (redisCpu * 1e6) / pairs);
       col.add(lib.id, "callsPerPair", calls.total / pairs);
       progress(
-        `(b) parallel · ${lib.label} · round ${round}/${ctx.rounds}: ${Math.round(pairs / seconds)} pairs/s, ${cpuPerPair.toFixed(1)} CPU µs/pair, Redis ${((redisCpu * 1e6) / pairs).toFixed(1)} µs/pair`,
+        `(b) parallel · ${lib.label} · round ${round}/${ctx.throughputRounds}: ${Math.round(pairs / seconds)} pairs/s, ${cpuPerPair.toFixed(1)} CPU µs/pair, Redis ${((redisCpu * 1e6) / pairs).toFixed(1)} µs/pair`,
       );
     }
   }
   const ly = ctx.lockyard.id;
   // Best peer per round, so the ratio compares runs that shared the machine's mood.
-  const bestPeer = Array.from({ length: ctx.rounds }, (_, r) =>
+  const bestPeer = Array.from({ length: ctx.throughputRounds }, (_, r) =>
     Math.max(...ctx.peers.map((p) => col.values(p.id, "pairsPerSec")[r] ?? 0)),
   );
   const vsBest = spread(ratios(col.values(ly, "pairsPerSec"), bestPeer));

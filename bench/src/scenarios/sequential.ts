@@ -1,6 +1,6 @@
 import { Collector } from "../harness/collect.js";
 import { progress } from "../harness/progress.js";
-import { percentile, ratios, spread } from "../harness/stats.js";
+import { percentile, ratios, rotate, spread } from "../harness/stats.js";
 import type { BenchContext, ScenarioResult } from "./types.js";
 
 const WARMUP = 300;
@@ -11,8 +11,8 @@ export async function sequential(ctx: BenchContext): Promise<ScenarioResult> {
   const libs = [ctx.lockyard, ...ctx.peers];
   const col = new Collector();
   const settings: Record<string, string> = {};
-  for (let round = 1; round <= ctx.rounds; round++) {
-    for (const lib of libs) {
+  for (let round = 1; round <= ctx.throughputRounds; round++) {
+    for (const lib of rotate(libs, round)) {
       await ctx.admin.flushall();
       const c = await lib.create(ctx.redisUrl, { profile: "recommended" });
       settings[lib.id] = c.settings;
@@ -33,7 +33,7 @@ export async function sequential(ctx: BenchContext): Promise<ScenarioResult> {
       col.add(lib.id, "p50us", percentile(sample, 50) * 1000);
       col.add(lib.id, "p99us", percentile(sample, 99) * 1000);
       progress(
-        `(a) sequential · ${lib.label} · round ${round}/${ctx.rounds}: ${Math.round(pairs / seconds)} pairs/s, p99 ${(percentile(sample, 99) * 1000).toFixed(0)} µs`,
+        `(a) sequential · ${lib.label} · round ${round}/${ctx.throughputRounds}: ${Math.round(pairs / seconds)} pairs/s, p99 ${(percentile(sample, 99) * 1000).toFixed(0)} µs`,
       );
     }
   }

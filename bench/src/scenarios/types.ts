@@ -8,7 +8,10 @@ export interface BenchContext {
   admin: Redis;
   /** The GET/SET of the work done under the lock, kept off the libraries' connections. */
   work: Redis;
+  /** Rounds of the scenarios whose runs take seconds: (c) and (d). */
   rounds: number;
+  /** Rounds of the short, noisier throughput scenarios: (a), (b) and (e). */
+  throughputRounds: number;
   quick: boolean;
   lockyard: ContenderFactory;
   peers: ContenderFactory[];
@@ -42,6 +45,8 @@ export interface TargetResult {
 export interface ScenarioResult {
   id: string;
   title: string;
+  /** Header of the first column (default "library"). */
+  rowHeader?: string;
   columns: Column[];
   rows: Row[];
   /** Each library's exact settings in this scenario. */

@@ -7,6 +7,7 @@ import { callsDelta, clientCalls } from "../harness/connections.js";
 import { canMeasureHeap, settledHeap } from "../harness/heap.js";
 import { pool } from "../harness/pool.js";
 import { progress } from "../harness/progress.js";
+import { rotate } from "../harness/stats.js";
 import type { BenchContext, ScenarioResult } from "./types.js";
 
 const LEASE_MS = 1_800;
@@ -28,7 +29,7 @@ export async function watchdog(ctx: BenchContext): Promise<ScenarioResult> {
   const settings: Record<string, string> = {};
   const notes: string[] = [];
   for (let round = 1; round <= ctx.rounds; round++) {
-    for (const lib of libs) {
+    for (const lib of rotate(libs, round)) {
       await ctx.admin.flushall();
       const c = await lib.create(ctx.redisUrl, { profile: "watchdog", leaseMs: LEASE_MS });
       settings[lib.id] = c.settings;

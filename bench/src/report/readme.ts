@@ -1,0 +1,106 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { repoPath } from "../harness/repo.js";
+import type { Spread } from "../harness/stats.js";
+import type { ScenarioResult } from "../scenarios/types.js";
+import { num } from "./format.js";
+import { summaryTable } from "./markdown.js";
+import type { BenchReport } from "./report.js";
+
+const START = "<!-- bench:start -->";
+const END = "<!-- bench:end -->";
+
+interface Pick {
+  header: string;
+  scenario: string;
+  row: (libId: string) => string;
+  metric: string;
+  digits: number;
+}
+
+const PICKS: Pick[] = [
+  { header: "(a) sequential pairs/s", scenario: "a", row: (id) => id, metric: "pairsPerSec", digits: 0 },
+  { header: "(b) 64 loops pairs/s", scenario: "b", row: (id) => id, metric: "pairsPerSec", digits: 0 },
+  {
+    header: "(c) 200 on one key, wall ms",
+    scenario: "c",
+    row: (id) => (id === "seed" ? "seed@seed" : `${id}@recommended`),
+    metric: "wallMs",
+    digits: 0,
+  },
+  {
+    header: "(c) lock calls/acq",
+    scenario: "c",
+    row: (id) => (id === "seed" ? "seed@seed" : `${id}@recommended`),
+    metric: "lockCallsPerAcq",
+    digits: 1,
+  },
+  {
+    header: "(c) timeouts, seed settings",
+    scenario: "c",
+    row: (id) => `${id}@seed`,
+    metric: "timeouts",
+    digits: 0,
+  },
+  {
+    header: "(d) calls per 100 locks per tick",
+    scenario: "d",
+    row: (id) => id,
+    metric: "callsPer100",
+    digits: 2,
+  },
+  { header: "(d) heap B/lock", scenario: "d", row: (id) => id, metric: "heapBytes", digits: 0 },
+];
+
+function value(scenarios: ScenarioResult[], pick: Pick, libId: string): string {
+  const s = scenarios.find((x) => x.id === pick.scenario);
+  const rowId = pick.row(libId);
+  const row = s?.rows.find((r) => r.id === rowId);
+  const v: Spread | undefined = row?.values[pick.metric];
+  return v ? num(v.median, pick.digits) : "–";
+}
+
+/** One compact table across scenarios (medians only), then the targets. */
+export function readmeSection(report: BenchReport): string {
+  const libs = [
+    ["lockyard", "Lockyard"],
+    ["redis-semaphore", "redis-semaphore Mutex"],
+    ["redlock", "node-redlock 5β"],
+    ["seed", "seed design (100 ms poll)"],
+  ] as const;
+  const floor = report.scenarios.find((s) => s.id === "c")?.rows.find((r) => r.id === "floor");
+  const lines = [
+    `| | ${PICKS.map((p) => p.header).join(" | ")} |`,
+    `| --- | ${PICKS.map(() => "---:").join(" | ")} |`,
+    ...libs.map(
+      ([id, label]) => `| ${label} | ${PICKS.map((p) => value(report.scenarios, p, id)).join(" | ")} |`,
+    ),
+  ];
+  if (floor) {
+    const wall = num(floor.values.wallMs?.median ?? Number.NaN, 0);
+    lines.push(`| in-process floor | | | ${wall} | | | | |`);
+  }
+  const api = report.scenarios.find((s) => s.id === "e");
+  const apiLine =
+    api && !api.pending
+      ? `API (e): ${api.rows.map((r) => `${r.id} ${num(r.values.reqPerSec?.median ?? Number.NaN, 0)} req/s`).join(", ")}.`
+      : "API (e): pending.";
+  return [
+    `Medians of one \`npm run bench\` on ${report.machine.cpus}× ${report.machine.cpuModel}, Redis ${report.machine.redis}, Node ${report.machine.node} (${report.generatedAt.slice(0, 10)}). ${apiLine}`,
+    "",
+    lines.join("\n"),
+    "",
+    summaryTable(report),
+  ].join("\n");
+}
+
+/** Replaces the README's bench section between its markers; returns false when the markers are missing. */
+export function updateReadme(report: BenchReport): boolean {
+  const path = repoPath("README.md");
+  if (!existsSync(path)) return false;
+  const text = readFileSync(path, "utf8");
+  const a = text.indexOf(START);
+  const b = text.indexOf(END);
+  if (a < 0 || b < a) return false;
+  writeFileSync(path, `${text.slice(0, a + START.length)}\n${readmeSection(report)}\n${text.slice(b)}`);
+  return true;
+}
