@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import type { Held } from "../contenders/types.js";
 import { Collector, target } from "../harness/collect.js";
-import { commandStats, statsDelta, sum } from "../harness/commandstats.js";
+import { commandStats, scriptUsecPerCall, statsDelta, sum } from "../harness/commandstats.js";
 import { callsDelta, clientCalls } from "../harness/connections.js";
 import { canMeasureHeap, settledHeap } from "../harness/heap.js";
 import { pool } from "../harness/pool.js";
@@ -46,7 +46,8 @@ export async function watchdog(ctx: BenchContext): Promise<ScenarioResult> {
       const stats0 = await commandStats(ctx.admin);
       await sleep(TICK_MS * TICKS);
       const calls = callsDelta(calls0, clientCalls(`lib-${lib.id}`));
-      const server = sum(statsDelta(stats0, await commandStats(ctx.admin)));
+      const stats1 = await commandStats(ctx.admin);
+      const server = sum(statsDelta(stats0, stats1));
       const alive = await leasedKeys(ctx.admin);
       await pool(n, CONCURRENCY, async (i) => {
         await held[i]?.release();
@@ -57,6 +58,7 @@ export async function watchdog(ctx: BenchContext): Promise<ScenarioResult> {
       col.add(lib.id, "callsPer100", perTick / (n / 100));
       col.add(lib.id, "serverPer100", server / TICKS / (n / 100));
       col.add(lib.id, "heapBytes", (heap1 - heap0) / n);
+      col.add(lib.id, "usecPerCall", scriptUsecPerCall(stats0, stats1));
       col.add(lib.id, "alive", alive);
       if (round === 1)
         notes.push(`${lib.label} calls in round 1's window: ${JSON.stringify(calls.byCommand)}.`);
@@ -74,6 +76,7 @@ export async function watchdog(ctx: BenchContext): Promise<ScenarioResult> {
       { key: "callsPerTick", header: "Redis calls/tick", digits: 0 },
       { key: "callsPer100", header: "calls per 100 locks per tick", digits: 2 },
       { key: "serverPer100", header: "Redis cmds per 100 locks per tick incl. in scripts", digits: 1 },
+      { key: "usecPerCall", header: "Redis µs per renewal call", digits: 0 },
       { key: "heapBytes", header: "heap B/held lock", digits: 0 },
       { key: "alive", header: "locks alive after 3 ticks", digits: 0 },
     ],
