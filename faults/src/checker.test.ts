@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import type { OpRecord } from "../fixtures/wire.mjs";
+import { check, holdsOf } from "./checker.js";
+
+let id = 1;
+const op = (
+  o: OpRecord["op"],
+  owner: string,
+  sent: number,
+  done: number | undefined,
+  reply: unknown,
+  extra: Partial<OpRecord> = {},
+): OpRecord => ({
+  id: id++,
+  op: o,
+  items: [{ key: "lock:{r}", owner, leaseMs: 100 }],
+  sent,
+  done,
+  outcome: done === undefined ? "pending" : "ok",
+  reply,
+  ...extra,
+});
+
+describe("no-two-holders checker", () => {
+  it("a hold lasts from the grant's reply to the release's send, capped by send + lease", () => {
+    const { holds } = holdsOf({
+      name: "p",
+      errMs: 0,
+      ops: [op("acquire", "A", 0, 1, [1, 1, 7]), op("release", "A", 50, 51, [2, 0])],
+    });
+    expect(holds).toEqual([expect.objectContaining({ owner: "A", start: 1, end: 50, token: 7 })]);
+    const expired = holdsOf({ name: "p", errMs: 0, ops: [op("acquire", "A", 0, 1, [1, 1, 7])] }).holds;
+    expect(expired[0]).toMatchObject({ start: 1, end: 100 });
+  });
+
+  it("renewals that answer 1 extend the deadline from their send; a refused one does not", () => {
+    const ops = [
+      op("acquire", "A", 0, 1, [1, 1, 1]),
+      op("renew", "A", 30, 31, 1),
+      op("renew", "A", 60, 61, 0),
+    ];
+    expect(holdsOf({ name: "p", errMs: 0, ops }).holds[0]!.end).toBe(130);
+  });
+
+  it("a reply that arrives after the deadline is no hold at all", () => {
+    expect(holdsOf({ name: "p", errMs: 0, ops: [op("acquire", "A", 0, 150, [1, 1, 1])] }).holds).toEqual([]);
+  });
+
+  it("flags overlapping holds of different owners, and clean handoffs pass", () => {
+    const a = {
+      name: "a",
+      errMs: 0,
+      ops: [op("acquire", "A", 0, 1, [1, 1, 1]), op("release", "A", 40, 41, [2, 0])],
+    };
+    const ok = { name: "b", errMs: 0, ops: [op("acquire", "B", 39, 40.5, [1, 1, 2])] };
+    expect(check([a, ok]).overlaps).toHaveLength(0);
+    const bad = { name: "b", errMs: 0, ops: [op("acquire", "B", 20, 21, [1, 1, 2])] };
+    expect(check([a, bad]).overlaps).toMatchObject([{ overlapMs: 19 }]);
+    // The clock-mapping error of a child widens its holds.
+    expect(check([a, { ...ok, errMs: 1 }]).overlaps).toHaveLength(1);
+  });
+
+  it("an acquire a killed process never reported back is a possible hold until it died", () => {
+    const killed = { name: "k", errMs: 0, diedAt: 30, ops: [op("acquire", "K", 10, undefined, undefined)] };
+    const after = { name: "b", errMs: 0, ops: [op("acquire", "B", 31, 32, [1, 1, 2])] };
+    const during = { name: "b", errMs: 0, ops: [op("acquire", "B", 20, 21, [1, 1, 2])] };
+    expect(check([killed, after]).overlaps).toHaveLength(0);
+    expect(check([killed, during]).overlaps).toHaveLength(1);
+  });
+
+  it("resolves unknown acquire outcomes with the fence counter", () => {
+    const a = {
+      name: "a",
+      errMs: 0,
+      ops: [op("acquire", "A", 0, 1, [1, 1, 1]), op("release", "A", 10, 11, [2, 0])],
+    };
+    const u = {
+      name: "u",
+      errMs: 0,
+      ops: [op("acquire", "U", 12, 13, undefined, { outcome: "error", error: "Connection is closed." })],
+    };
+    const late = { name: "c", errMs: 0, ops: [op("acquire", "C", 200, 201, [1, 1, 3])] };
+    const early = { name: "c", errMs: 0, ops: [op("acquire", "C", 50, 51, [1, 1, 3])] };
+    const fences = { "lock:{r}": { before: 0, after: 3 } };
+    // Token 2 went to the unknown acquire: C must not start before it could have expired (12 + 100).
+    expect(check([a, u, late], fences)).toMatchObject({ ghosts: 1, ghostViolations: [] });
+    expect(check([a, u, early], fences).ghostViolations).toHaveLength(1);
+    // No missing token: the unknown acquire was not granted, so C may start at once.
+    expect(
+      check([a, u, { ...early, ops: [op("acquire", "C", 50, 51, [1, 1, 2])] }], {
+        "lock:{r}": { before: 0, after: 2 },
+      }),
+    ).toMatchObject({ ghosts: 0, ghostViolations: [], overlaps: [] });
+    // Errors raised before anything was written are known failures.
+    const offline = { ...u, ops: [{ ...u.ops[0]!, notSent: true }] };
+    expect(check([a, offline, early]).unknown).toHaveLength(0);
+  });
+});
