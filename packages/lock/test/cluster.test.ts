@@ -1,0 +1,163 @@
+import { Cluster } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error plain .mjs helper without types
+import { startCluster } from "../../../scripts/lib/cluster.mjs";
+import { createLocks, fencedWrite, type LockHandle, type Locks } from "../src/index.js";
+import { keySlot } from "../src/slot.js";
+import { assertNoOverlap, type Hold, sleep, uniq } from "./helpers.js";
+
+interface TestCluster {
+  nodes: { host: string; port: number }[];
+  stop(): Promise<void>;
+}
+
+let cluster: TestCluster;
+let redis: Cluster;
+let locks: Locks;
+
+/** The master (host:port) serving a key's slot, from the client's own slot map. */
+const masterOf = (key: string): string => redis.slots[keySlot(key)]![0]!;
+
+/** `count` resources per master, so every test touches every node of the cluster. */
+function spread(name: string, perMaster: number): string[] {
+  const byMaster = new Map<string, string[]>();
+  while ([...byMaster.values()].filter((rs) => rs.length >= perMaster).length < cluster.nodes.length) {
+    const r = uniq(name);
+    const m = masterOf(`lock:{${r}}`);
+    const rs = byMaster.get(m) ?? [];
+    if (rs.length < perMaster) rs.push(r);
+    byMaster.set(m, rs);
+  }
+  return [...byMaster.values()].flat();
+}
+
+beforeAll(async () => {
+  cluster = await startCluster({ masters: 3 });
+  redis = new Cluster(cluster.nodes, { redisOptions: { connectTimeout: 1_000 } });
+  redis.on("error", () => {});
+  await new Promise<void>((resolve, reject) => {
+    redis.once("ready", () => resolve());
+    redis.once("end", () => reject(new Error("cluster client ended")));
+  });
+  locks = createLocks({ redis, leaseMs: 600, waitMs: 3_000 });
+}, 60_000);
+
+afterAll(async () => {
+  await locks?.close();
+  redis?.disconnect();
+  await cluster?.stop();
+});
+
+describe("Redis Cluster (3 masters)", () => {
+  it("keeps lock:, fence: and the release channel of a resource in one slot", () => {
+    for (const r of spread("cl.slot", 3)) {
+      const slot = keySlot(`lock:{${r}}`);
+      expect(keySlot(`fence:{${r}}`)).toBe(slot);
+      expect(keySlot(`lock-released:{${r}}`)).toBe(slot);
+    }
+  });
+
+  it("acquires, re-enters, releases and fences on resources over every master", async () => {
+    const resources = spread("cl.basic", 4);
+    expect(new Set(resources.map((r) => masterOf(`lock:{${r}}`))).size).toBe(3);
+    await Promise.all(
+      resources.map(async (r) => {
+        const h = await locks.acquire(r);
+        expect(h.token).toBe(1);
+        const inner = await locks.acquire(r, { owner: h.owner });
+        expect([inner.count, inner.token]).toEqual([2, 1]);
+        expect(await locks.tryAcquire(r)).toBeNull();
+        expect(await inner.release()).toBe("decremented");
+        expect(await h.release()).toBe("released");
+        expect(await redis.exists(`lock:{${r}}`)).toBe(0);
+
+        const next = await locks.acquire(r);
+        expect(next.token).toBe(2);
+        // The stock key shares the resource's hash tag, so the guarded write lands on the same master.
+        expect(await fencedWrite(redis, `stock:{${r}}`, next.token!, 5)).toEqual({ ok: true, qty: 5 });
+        expect(await fencedWrite(redis, `stock:{${r}}`, 1, -1)).toEqual({
+          ok: false,
+          reason: "STALE",
+          fence: 2,
+        });
+        await next.release();
+      }),
+    );
+  });
+
+  it("renews watchdog locks on every master (one batched call per slot)", async () => {
+    const resources = spread("cl.watchdog", 2);
+    const wd = createLocks({ redis, leaseMs: 300 });
+    try {
+      const handles = await Promise.all(resources.map((r) => wd.acquire(r)));
+      await sleep(900);
+      for (const h of handles) expect(h.isHeld()).toBe(true);
+      for (const r of resources) expect(await redis.pttl(`lock:{${r}}`)).toBeGreaterThan(0);
+      for (const h of handles) expect(await h.release()).toBe("released");
+    } finally {
+      await wd.close();
+    }
+  });
+
+  it("wakes waiters through SSUBSCRIBE/SPUBLISH on every master", async () => {
+    // Fallback retries only every 5 s: within the 2 s wait a waiter gets the lock only if woken.
+    const waiters = createLocks({ redis, retry: { minMs: 5_000, maxMs: 5_000, jitterMs: 0 } });
+    try {
+      const resources = spread("cl.wake", 1);
+      const held = await Promise.all(resources.map((r) => locks.acquire(r)));
+      const waiting = resources.map((r) => waiters.acquire(r, { waitMs: 2_000 }));
+      await sleep(150);
+      await Promise.all(held.map((h) => h.release()));
+      const got: LockHandle[] = await Promise.all(waiting);
+      for (const h of got) expect(await h.release()).toBe("released");
+    } finally {
+      await waiters.close();
+    }
+  });
+
+  it("list() sees locks on every master", async () => {
+    const prefix = uniq("cl.list");
+    const resources = spread(prefix, 2);
+    const handles = await Promise.all(resources.map((r) => locks.acquire(r)));
+    try {
+      const listed = await locks.list({ match: `${prefix}*` });
+      expect(listed.map((l) => l.resource).sort()).toEqual([...resources].sort());
+      expect(new Set(listed.map((l) => masterOf(l.key))).size).toBe(3);
+      for (const l of listed) {
+        const h = handles.find((x) => x.resource === l.resource)!;
+        expect(l).toMatchObject({ owners: [{ owner: h.owner, count: 1 }], token: 1, leaseMs: 600 });
+      }
+    } finally {
+      await Promise.all(handles.map((h) => h.release()));
+    }
+  });
+
+  it("keeps holds of different owners apart under 60 concurrent tasks per master", async () => {
+    const resources = spread("cl.mutex", 1);
+    const other = createLocks({ redis, waitMs: 20_000 });
+    try {
+      await Promise.all(
+        resources.map(async (r) => {
+          const holds: Hold[] = [];
+          await Promise.all(
+            Array.from({ length: 60 }, (_, i) =>
+              (i % 2 ? locks : other).withLock(
+                r,
+                async (lock) => {
+                  const start = performance.now();
+                  await sleep(1);
+                  holds.push({ owner: lock.owner, start, end: performance.now() });
+                },
+                { waitMs: 20_000 },
+              ),
+            ),
+          );
+          expect(holds).toHaveLength(60);
+          assertNoOverlap(holds);
+        }),
+      );
+    } finally {
+      await other.close();
+    }
+  });
+});
