@@ -46,12 +46,8 @@ function createRedlockIfConfigured(
   onEvent: (e: LockEvent) => void,
 ): { redlock: Locks | null; reason: string | null; clients: Redis[] } {
   if (env.REDLOCK_URLS.length === 0) return { redlock: null, reason: "REDLOCK_URLS is not set", clients: [] };
-  const factory = (lock as { createRedlock?: (opts: Record<string, unknown>) => Locks }).createRedlock;
-  if (typeof factory !== "function") {
-    return { redlock: null, reason: "this build of @lockyard/lock has no createRedlock yet", clients: [] };
-  }
   const clients = env.REDLOCK_URLS.map((url, i) => createRedis(url, { name: `redlock-${i}`, logger }));
-  const redlock = factory({ clients, leaseMs: LEASE_MS, instanceId: env.INSTANCE_ID, onEvent });
+  const redlock = lock.createRedlock({ clients, leaseMs: LEASE_MS, instanceId: env.INSTANCE_ID, onEvent });
   return { redlock, reason: null, clients };
 }
 
