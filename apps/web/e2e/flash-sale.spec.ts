@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, openDashboard, screenshot, test } from "./fixtures";
+import { collectConsoleErrors, expect, openDashboard, screenshot, test } from "./fixtures";
 
 async function runBurst(
   page: Page,
@@ -91,5 +91,38 @@ test.describe("Flash sale panel", () => {
       await expect(page.locator(`[data-testid="history-row"][data-mode="${mode}"]`)).toHaveCount(1);
     }
     await screenshot(page, "flash-sale-history", "panel-flash-sale");
+  });
+
+  test("two dashboards start a sale at once: one runs, the other is told why in words", async ({
+    browser,
+    stack,
+  }) => {
+    const contexts = await Promise.all([browser.newContext(), browser.newContext()]);
+    const pages = await Promise.all(contexts.map((c) => c.newPage()));
+    const errors: string[] = [];
+    for (const p of pages) collectConsoleErrors(p, errors);
+    await Promise.all(pages.map((p) => openDashboard(p, stack.webUrl)));
+    for (const p of pages) {
+      await p.getByTestId("mode-redis").click();
+      await p.getByTestId("burst-work").fill("20");
+    }
+    await Promise.all(pages.map((p) => p.getByTestId("burst-start").click()));
+    const outcome = async (p: (typeof pages)[number]) => {
+      await expect(p.getByTestId("burst-verdict").or(p.getByTestId("burst-error"))).toBeVisible({
+        timeout: 45_000,
+      });
+      return (await p.getByTestId("burst-error").count()) > 0 ? "error" : "verdict";
+    };
+    const outcomes = await Promise.all(pages.map(outcome));
+    expect([...outcomes].sort()).toEqual(["error", "verdict"]);
+    const loser = pages[outcomes.indexOf("error")]!;
+    // DESIGN §5 names CONFLICT for "one burst at a time"; the API currently answers TOO_MANY_REQUESTS.
+    // Either way the dashboard must show the typed code and a sentence.
+    const error = loser.getByTestId("burst-error");
+    await expect(error).toHaveAttribute("data-code", /^(CONFLICT|TOO_MANY_REQUESTS)$/);
+    await expect(error).toContainText(/Busy|Too many requests/);
+    await expect(loser.getByTestId("burst-start")).toBeEnabled();
+    expect(errors).toEqual([]);
+    await Promise.all(contexts.map((c) => c.close()));
   });
 });

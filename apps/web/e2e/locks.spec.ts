@@ -18,6 +18,7 @@ test.describe("Locks panel", () => {
       `[data-testid="lock-table"] [data-testid="lock-row"][data-resource="${resource}"]`,
     );
     await expect(row).toBeVisible();
+    await expect(row, "a new row is highlighted").toHaveAttribute("data-phase", "new");
     await expect(row.getByTestId("lock-owner")).toHaveAttribute("data-owner", OWNER);
     await expect(row.getByTestId("lock-owner")).toHaveAttribute("data-count", "1");
     await expect(row.getByTestId("lock-instance")).toHaveText("e2e-holder");
@@ -39,6 +40,7 @@ test.describe("Locks panel", () => {
     await screenshot(page, "locks-panel", "panel-locks");
 
     await redis(`DEL ${key}`);
+    await expect(row, "a released row lingers, marked, before it goes").toHaveAttribute("data-phase", "gone");
     await expect(row).toHaveCount(0);
   });
 
