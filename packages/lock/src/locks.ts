@@ -4,9 +4,10 @@ import { parseConfig } from "./config.js";
 import { LocksCore } from "./core.js";
 import { InvalidOptionError } from "./errors.js";
 import { createRedisBackend } from "./redis-backend.js";
+import { type ReplicaAckOptions, withReplicaAck } from "./replica-ack.js";
 import type { CommonLocksOptions, Locks } from "./types.js";
 
-export interface LocksOptions extends CommonLocksOptions {
+export interface LocksOptions extends CommonLocksOptions, ReplicaAckOptions {
   /** An ioredis client or Cluster. It stays yours: close() does not disconnect it. */
   redis: Redis | Cluster;
 }
@@ -20,7 +21,8 @@ export function createLocks(options: LocksOptions): Locks {
     throw new InvalidOptionError("redis", options.redis, "an ioredis Redis or Cluster");
   }
   const cfg = parseConfig(options);
-  return new LocksCore(createRedisBackend(options.redis, cfg.prefix), cfg);
+  const backend = withReplicaAck(createRedisBackend(options.redis, cfg.prefix), options.redis, options);
+  return new LocksCore(backend, cfg);
 }
 
 /** The same Locks over another store (Redlock, PostgreSQL…): for backend authors. */
