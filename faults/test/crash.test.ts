@@ -3,8 +3,8 @@
 import { createLocks, type Locks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { Holder } from "../src/child.js";
 import type { Source } from "../src/checker.js";
+import { Holder } from "../src/child.js";
 import { assertNoTwoHolders, figure } from "../src/figures.js";
 import { recorded } from "../src/recorder.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
@@ -28,7 +28,18 @@ afterAll(async () => {
 });
 
 type Mode = "held" | "re-entered" | "mid-acquire";
-const plan: Mode[] = ["held", "held", "held", "held", "held", "held", "re-entered", "re-entered", "mid-acquire", "mid-acquire"];
+const plan: Mode[] = [
+  "held",
+  "held",
+  "held",
+  "held",
+  "held",
+  "held",
+  "re-entered",
+  "re-entered",
+  "mid-acquire",
+  "mid-acquire",
+];
 
 it(`a SIGKILLed holder's lock is free within lease + one renew interval (${plan.length} runs)`, async () => {
   const sources: Source[] = [];

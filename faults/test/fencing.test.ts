@@ -53,7 +53,9 @@ it(`a holder paused past its lease: its fenced write is rejected and its release
     if (write.isHeld === false) knewItLost++;
     await next.release();
   }
-  figure(`fencing: ${rejected}/${RUNS} stale writes rejected, ${untouched}/${RUNS} stale releases deleted nothing`);
+  figure(
+    `fencing: ${rejected}/${RUNS} stale writes rejected, ${untouched}/${RUNS} stale releases deleted nothing`,
+  );
   figure(`fencing: the paused holder saw isHeld() = false before writing in ${knewItLost}/${RUNS} runs`);
   expect(rejected).toBe(RUNS);
   expect(untouched).toBe(RUNS);
