@@ -33,4 +33,12 @@ test.describe("Layout", () => {
     await expect(page.getByTestId("burst-start")).toBeInViewport();
     await screenshot(page, "dashboard-phone");
   });
+
+  test("the dark scheme follows the system setting", async ({ page, stack }) => {
+    await page.emulateMedia({ colorScheme: "dark" });
+    await openDashboard(page, stack.webUrl);
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(bg).toBe("rgb(15, 18, 23)");
+    await screenshot(page, "dashboard-dark");
+  });
 });
