@@ -30,13 +30,13 @@ describe("PostgreSQL backend: the server goes away", () => {
     const reason = await lost;
     expect(reason).toBeInstanceOf(LockLostError);
     expect((reason as LockLostError).reason).toBe("deadline");
-    // Lost by the lease's end, counted from before the last successful renewal.
-    expect(performance.now() - killedAt).toBeLessThan(600 + 200);
+    // Lost by the lease's end (counted from before the last successful renewal), give or take a busy machine.
+    expect(performance.now() - killedAt).toBeLessThan(600 + 1_000);
     const t0 = performance.now();
     const err = await locks.acquire(uniq("outage")).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(LockTimeoutError);
-    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(performance.now() - t0).toBeLessThan(3_000);
     await locks.close();
     await sleep(0);
     await pool.end();
