@@ -12,7 +12,11 @@ const REQUESTS = 200;
 const INITIAL = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Fail fast like the API's own connections, and reconnect quickly.
-const failFast = { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (n: number) => Math.min(20 * n, 200) };
+const failFast = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  retryStrategy: (n: number) => Math.min(20 * n, 200),
+};
 
 let server: RedisServer;
 let apis: ApiProcess[];
@@ -106,9 +110,14 @@ it(`kill and restart redis-server during a ${REQUESTS}-request burst through two
   const ok = all.filter((r) => r.status === 200 && r.data?.ok === true);
   const soldOut = all.filter((r) => r.status === 200 && r.data?.reason === "sold-out");
   const unavailable = all.filter((r) => r.status === 503 && r.code === "SERVICE_UNAVAILABLE");
-  const other = all.filter((r) => r.status !== 200 && !(r.status === 503 && r.code === "SERVICE_UNAVAILABLE"));
+  const other = all.filter(
+    (r) => r.status !== 200 && !(r.status === 503 && r.code === "SERVICE_UNAVAILABLE"),
+  );
   const finalQty = Number(await admin.hget(`stock:{${productId}}`, "qty"));
-  const lowest = Math.min(finalQty, ...all.map((r) => (typeof r.data?.stock === "number" ? r.data.stock : INITIAL)));
+  const lowest = Math.min(
+    finalQty,
+    ...all.map((r) => (typeof r.data?.stock === "number" ? r.data.stock : INITIAL)),
+  );
   const firstSaleAfter = Math.min(...ok.map((r) => r.at).filter((t) => t > backAt)) - backAt;
   const crashed = apis.filter((a) => a.child.exitCode !== null || a.child.signalCode !== null);
   figure(
@@ -153,8 +162,13 @@ it("a restart that loses the data: watchdog holders are told their locks are los
       (e: Error) => e.name,
     );
     await sleep(800);
-    const reasons = handles.map((h) => (h.signal.aborted ? (h.signal.reason as { reason: string }).reason : "held"));
-    const recreated = await check.exists(...[1, 2, 3].map((i) => `lock:{volatile:${i}}`), "lock:{volatile:scope}");
+    const reasons = handles.map((h) =>
+      h.signal.aborted ? (h.signal.reason as { reason: string }).reason : "held",
+    );
+    const recreated = await check.exists(
+      ...[1, 2, 3].map((i) => `lock:{volatile:${i}}`),
+      "lock:{volatile:scope}",
+    );
     figure(
       `redis restart without persistence: 4/4 watchdog holds signalled lost (${[...new Set(reasons)].join(", ")}; withLock → ${result}), ${recreated} keys re-created`,
     );
