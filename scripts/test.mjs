@@ -4,6 +4,7 @@
 // Plain Node with no dependencies: it runs before `npm ci`.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { pgBinDir } from "./lib/postgres.mjs";
 import { exec, stopAll } from "./lib/procs.mjs";
 import { checkNode, ensureDependencies, ensureSystemPackages } from "./lib/system.mjs";
 
@@ -18,8 +19,10 @@ ensureSystemPackages(
     { bin: "redis-server", pkg: "redis-server" },
     { bin: "redis-cli", pkg: "redis-tools" },
     { bin: "chromium", pkg: "chromium" },
+    // Debian keeps initdb/postgres off PATH, under /usr/lib/postgresql/<version>/bin.
+    { bin: "initdb", pkg: "postgresql", found: pgBinDir },
   ],
-  { why: "tests run on real Redis and in Debian Chromium" },
+  { why: "tests run on real Redis and PostgreSQL, and in Debian Chromium" },
 );
 
 process.on("SIGINT", async () => {

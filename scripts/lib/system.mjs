@@ -21,7 +21,8 @@ let aptUpdated = false;
  * with apt-get; anywhere else it exits with a message saying what to install.
  */
 export function ensureSystemPackages(wanted, { why } = {}) {
-  const missing = wanted.filter(({ bin }) => !which(bin));
+  const present = (w) => (w.found ? w.found() : which(w.bin));
+  const missing = wanted.filter((w) => !present(w));
   if (missing.length === 0) return;
   const pkgs = [...new Set(missing.map((m) => m.pkg))];
   if (isRoot() && isDebian()) {
@@ -35,7 +36,7 @@ export function ensureSystemPackages(wanted, { why } = {}) {
       stdio: "inherit",
       env,
     });
-    if (r.status !== 0 || missing.some(({ bin }) => !which(bin))) {
+    if (r.status !== 0 || missing.some((w) => !present(w))) {
       fail(`apt-get install ${pkgs.join(" ")} failed. Install them yourself and run again.`);
     }
     return;
