@@ -38,3 +38,45 @@ export async function firstSseStatus(
     ctl.abort();
   }
 }
+
+/** Collects a subscription's data events until `stop` says so, an error event, or the timeout. */
+export async function sseUntil(
+  url: string,
+  stop: (data: Record<string, unknown>) => boolean,
+  timeoutMs = 20_000,
+): Promise<{ events: Record<string, unknown>[]; error?: { code?: string } }> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), timeoutMs);
+  const events: Record<string, unknown>[] = [];
+  try {
+    const res = await fetch(url, { signal: ctl.signal });
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return { events };
+      buf += dec.decode(value, { stream: true });
+      for (let i = buf.indexOf("\n\n"); i >= 0; i = buf.indexOf("\n\n")) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event === "serialized-error") {
+          return { events, error: (JSON.parse(data ?? "{}") as { data?: { code?: string } }).data ?? {} };
+        }
+        if (event === undefined && data !== undefined) {
+          const d = JSON.parse(data) as Record<string, unknown>;
+          events.push(d);
+          if (stop(d)) return { events };
+        }
+      }
+    }
+  } catch (err) {
+    if (ctl.signal.aborted) return { events, error: { code: "TIMEOUT" } };
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    ctl.abort();
+  }
+}

@@ -1,0 +1,98 @@
+// Scenario 8a: the library and two API instances work as a Redis ACL user limited to their key
+// patterns and to the commands they need, found empirically (ACL LOG shows any denial).
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type ApiProcess, startApis, stopApis } from "../src/apis.js";
+import { figure } from "../src/figures.js";
+import { type RedisServer, startRedis } from "../src/redis-server.js";
+import { apiWorkload, libraryWorkload } from "../src/workload.js";
+
+/**
+ * Key patterns: the library's (lock, fence) plus the app's (stock, orders, job runs). The release
+ * script names its channel as KEYS[2] (so a Cluster routes it to the lock's slot), and Redis checks
+ * declared keys against key patterns (read-write for EVAL): `lock-released:*` is needed as a key pattern.
+ */
+export const ACL_KEYS = ["~lock:*", "~fence:*", "~lock-released:*", "~stock:*", "~order:*", "~orders:index", "~jobs:cleanup:runs"];
+/** Release messages only. */
+export const ACL_CHANNELS = ["&lock-released:*"];
+/** Connection setup, the lock scripts and what they call, and the app's own commands. */
+export const ACL_COMMANDS = [
+  // connection: ioredis sends HELLO (RESP3) and CLIENT SETNAME (its CLIENT SETINFO needs Redis 7.2); /healthz pings; INFO for system.info and burst reports
+  "+hello", "+auth", "+client|setname", "+ping", "+info",
+  // the lock scripts (ioredis: EVAL on a new connection, EVALSHA after) and the commands inside them
+  "+eval", "+evalsha", "+exists", "+hexists", "+hset", "+hincrby", "+pexpire", "+pttl", "+incr", "+get", "+del", "+publish",
+  // release messages and list()
+  "+subscribe", "+unsubscribe", "+scan", "+hgetall",
+  // the app: stock, orders (MULTI), the cleanup job's run log
+  "+hget", "+hmget", "+multi", "+exec", "+zadd", "+zrange", "+zrevrange", "+zrem", "+lpush", "+ltrim", "+lrange",
+];
+
+let server: RedisServer;
+let admin: Redis;
+let apis: ApiProcess[] = [];
+let userUrl: string;
+
+beforeAll(async () => {
+  // FAULTS_ACL_DROP=+cmd drops one command, to show that each one is needed (see the report).
+  const commands = ACL_COMMANDS.filter((c) => c !== process.env.FAULTS_ACL_DROP);
+  const user = ["lockyard", "on", ">acl-test-pw", "resetkeys", ...ACL_KEYS, "resetchannels", ...ACL_CHANNELS, "-@all", ...commands];
+  server = await startRedis({
+    args: ["--user", ...user, "--user", "admin", "on", ">admin-pw", "~*", "&*", "+@all", "--user", "default", "off"],
+  });
+  admin = new Redis(server.url, { username: "admin", password: "admin-pw" });
+  userUrl = `redis://lockyard:acl-test-pw@127.0.0.1:${server.port}`;
+});
+afterAll(async () => {
+  await stopApis(apis);
+  admin?.disconnect();
+  await server?.stop();
+});
+
+it("the library and the API run as an ACL user limited to their keys and commands, with no denial", async () => {
+  const redis = new Redis(userUrl);
+  let lib: string[];
+  try {
+    lib = await libraryWorkload(redis, "acl");
+  } finally {
+    redis.disconnect();
+  }
+  apis = await startApis(userUrl, 2, { JOB_INTERVAL_MS: "300", ORDER_PROCESSING_MS: "10", LOG_LEVEL: "fatal" });
+  await new Promise((r) => setTimeout(r, 700));
+  const api = await apiWorkload(apis, "acl");
+  const denials = (await admin.call("ACL", "LOG")) as unknown[][];
+  const runs = Number(await admin.llen("jobs:cleanup:runs"));
+  const log = denials.map((d) => JSON.stringify(d));
+  figure(
+    `acl: library (${lib.length} features) and 2 API instances (${api.length} calls, ${runs} job runs) as user lockyard ` +
+      `(${ACL_KEYS.length} key patterns, ${ACL_COMMANDS.length} commands): ${denials.length} denials`,
+  );
+  expect(log).toEqual([]);
+  expect(lib).toEqual(["watchdog renewal", "re-entry", "list", "handed over to a waiter", "fenced write", "release"]);
+  expect(api.filter((s) => !/ 200$/.test(s))).toEqual([]);
+  expect(runs).toBeGreaterThan(0);
+});
+
+it("the ACL user cannot touch other keys or run other commands", async () => {
+  const redis = new Redis(userUrl);
+  try {
+    const denied = await Promise.all(
+      [
+        () => redis.set("other:key", "1"),
+        () => redis.get("session:1"),
+        () => redis.eval("return redis.call('set', 'other:key', '1')", 0),
+        () => redis.flushall(),
+        () => redis.keys("*"),
+        () => redis.call("CONFIG", "GET", "*"),
+        () => redis.call("ACL", "LIST"),
+        () => redis.call("SCRIPT", "FLUSH"),
+        () => redis.publish("other-channel", "x"),
+      ].map((f) => f().then(
+        () => "allowed",
+        (e: Error) => (/^NOPERM|can't run this command/.test(e.message) ? "denied" : e.message),
+      )),
+    );
+    expect(denied).toEqual(Array(9).fill("denied"));
+  } finally {
+    redis.disconnect();
+  }
+});
