@@ -12,7 +12,7 @@ export function run(name, cmd, args, { cwd, env, color = 36 } = {}) {
     stream.on("data", (d) => {
       const lines = (rest + d.toString()).split("\n");
       rest = lines.pop() ?? "";
-      for (const line of lines) out.write(tag + line + "\n");
+      for (const line of lines) out.write(`${tag}${line}\n`);
     });
   };
   pipe(child.stdout, process.stdout);
