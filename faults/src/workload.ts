@@ -45,7 +45,8 @@ export async function apiWorkload(apis: ApiProcess[], tag: string): Promise<stri
   };
   const productId = `${tag}-p`;
   await call(a, "stock.reset", { productId, qty: 20 });
-  for (const mode of ["redis", "atomic", "none", "local"]) await call(b, "stock.deduct", { productId, mode, workMs: 1 });
+  for (const mode of ["redis", "atomic", "none", "local"])
+    await call(b, "stock.deduct", { productId, mode, workMs: 1 });
   await call(a, "stock.get", { productId }, "GET");
   await call(a, "order.submit", { orderId: `${tag}-o`, productId, quantity: 1 });
   await call(b, "order.submit", { orderId: `${tag}-o`, productId, quantity: 1 });
@@ -62,11 +63,18 @@ export async function apiWorkload(apis: ApiProcess[], tag: string): Promise<stri
     (d) => d.type === "report",
   );
   const report = burst.events.at(-1) as { type?: string; errors?: number } | undefined;
-  out.push(`demo.burst ${report?.type === "report" && report.errors === 0 ? 200 : `failed ${JSON.stringify(burst.error ?? report)}`}`);
+  out.push(
+    `demo.burst ${report?.type === "report" && report.errors === 0 ? 200 : `failed ${JSON.stringify(burst.error ?? report)}`}`,
+  );
   const watch = await sseUntil(`${b}/trpc/locks.watch${q({ intervalMs: 50 })}`, () => true);
   out.push(`locks.watch ${watch.events.length === 1 ? 200 : `failed ${JSON.stringify(watch.error)}`}`);
-  const scenario = await sseUntil(`${b}/trpc/demo.scenario${q({ name: "fencing", timeScale: 0.1 })}`, (d) => d.type === "done");
+  const scenario = await sseUntil(
+    `${b}/trpc/demo.scenario${q({ name: "fencing", timeScale: 0.1 })}`,
+    (d) => d.type === "done",
+  );
   const end = scenario.events.at(-1) as { type?: string; ok?: boolean } | undefined;
-  out.push(`demo.scenario ${end?.type === "done" && end.ok ? 200 : `failed ${JSON.stringify(scenario.error ?? end)}`}`);
+  out.push(
+    `demo.scenario ${end?.type === "done" && end.ok ? 200 : `failed ${JSON.stringify(scenario.error ?? end)}`}`,
+  );
   return out;
 }

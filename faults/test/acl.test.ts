@@ -12,19 +12,55 @@ import { apiWorkload, libraryWorkload } from "../src/workload.js";
  * script names its channel as KEYS[2] (so a Cluster routes it to the lock's slot), and Redis checks
  * declared keys against key patterns (read-write for EVAL): `lock-released:*` is needed as a key pattern.
  */
-export const ACL_KEYS = ["~lock:*", "~fence:*", "~lock-released:*", "~stock:*", "~order:*", "~orders:index", "~jobs:cleanup:runs"];
+export const ACL_KEYS = [
+  "~lock:*",
+  "~fence:*",
+  "~lock-released:*",
+  "~stock:*",
+  "~order:*",
+  "~orders:index",
+  "~jobs:cleanup:runs",
+];
 /** Release messages only. */
 export const ACL_CHANNELS = ["&lock-released:*"];
 /** Connection setup, the lock scripts and what they call, and the app's own commands. */
 export const ACL_COMMANDS = [
   // connection: ioredis sends HELLO (RESP3) and CLIENT SETNAME (its CLIENT SETINFO needs Redis 7.2); /healthz pings; INFO for system.info and burst reports
-  "+hello", "+auth", "+client|setname", "+ping", "+info",
+  "+hello",
+  "+auth",
+  "+client|setname",
+  "+ping",
+  "+info",
   // the lock scripts (ioredis: EVAL on a new connection, EVALSHA after) and the commands inside them
-  "+eval", "+evalsha", "+exists", "+hexists", "+hset", "+hincrby", "+pexpire", "+pttl", "+incr", "+get", "+del", "+publish",
+  "+eval",
+  "+evalsha",
+  "+exists",
+  "+hexists",
+  "+hset",
+  "+hincrby",
+  "+pexpire",
+  "+pttl",
+  "+incr",
+  "+get",
+  "+del",
+  "+publish",
   // release messages and list()
-  "+subscribe", "+unsubscribe", "+scan", "+hgetall",
+  "+subscribe",
+  "+unsubscribe",
+  "+scan",
+  "+hgetall",
   // the app: stock, orders (MULTI), the cleanup job's run log
-  "+hget", "+hmget", "+multi", "+exec", "+zadd", "+zrange", "+zrevrange", "+zrem", "+lpush", "+ltrim", "+lrange",
+  "+hget",
+  "+hmget",
+  "+multi",
+  "+exec",
+  "+zadd",
+  "+zrange",
+  "+zrevrange",
+  "+zrem",
+  "+lpush",
+  "+ltrim",
+  "+lrange",
 ];
 
 let server: RedisServer;
@@ -35,9 +71,32 @@ let userUrl: string;
 beforeAll(async () => {
   // FAULTS_ACL_DROP=+cmd drops one command, to show that each one is needed (see the report).
   const commands = ACL_COMMANDS.filter((c) => c !== process.env.FAULTS_ACL_DROP);
-  const user = ["lockyard", "on", ">acl-test-pw", "resetkeys", ...ACL_KEYS, "resetchannels", ...ACL_CHANNELS, "-@all", ...commands];
+  const user = [
+    "lockyard",
+    "on",
+    ">acl-test-pw",
+    "resetkeys",
+    ...ACL_KEYS,
+    "resetchannels",
+    ...ACL_CHANNELS,
+    "-@all",
+    ...commands,
+  ];
   server = await startRedis({
-    args: ["--user", ...user, "--user", "admin", "on", ">admin-pw", "~*", "&*", "+@all", "--user", "default", "off"],
+    args: [
+      "--user",
+      ...user,
+      "--user",
+      "admin",
+      "on",
+      ">admin-pw",
+      "~*",
+      "&*",
+      "+@all",
+      "--user",
+      "default",
+      "off",
+    ],
   });
   admin = new Redis(server.url, { username: "admin", password: "admin-pw" });
   userUrl = `redis://lockyard:acl-test-pw@127.0.0.1:${server.port}`;
@@ -56,7 +115,11 @@ it("the library and the API run as an ACL user limited to their keys and command
   } finally {
     redis.disconnect();
   }
-  apis = await startApis(userUrl, 2, { JOB_INTERVAL_MS: "300", ORDER_PROCESSING_MS: "10", LOG_LEVEL: "fatal" });
+  apis = await startApis(userUrl, 2, {
+    JOB_INTERVAL_MS: "300",
+    ORDER_PROCESSING_MS: "10",
+    LOG_LEVEL: "fatal",
+  });
   await new Promise((r) => setTimeout(r, 700));
   const api = await apiWorkload(apis, "acl");
   const denials = (await admin.call("ACL", "LOG")) as unknown[][];
@@ -67,7 +130,14 @@ it("the library and the API run as an ACL user limited to their keys and command
       `(${ACL_KEYS.length} key patterns, ${ACL_COMMANDS.length} commands): ${denials.length} denials`,
   );
   expect(log).toEqual([]);
-  expect(lib).toEqual(["watchdog renewal", "re-entry", "list", "handed over to a waiter", "fenced write", "release"]);
+  expect(lib).toEqual([
+    "watchdog renewal",
+    "re-entry",
+    "list",
+    "handed over to a waiter",
+    "fenced write",
+    "release",
+  ]);
   expect(api.filter((s) => !/ 200$/.test(s))).toEqual([]);
   expect(runs).toBeGreaterThan(0);
 });
@@ -86,10 +156,12 @@ it("the ACL user cannot touch other keys or run other commands", async () => {
         () => redis.call("ACL", "LIST"),
         () => redis.call("SCRIPT", "FLUSH"),
         () => redis.publish("other-channel", "x"),
-      ].map((f) => f().then(
-        () => "allowed",
-        (e: Error) => (/^NOPERM|can't run this command/.test(e.message) ? "denied" : e.message),
-      )),
+      ].map((f) =>
+        f().then(
+          () => "allowed",
+          (e: Error) => (/^NOPERM|can't run this command/.test(e.message) ? "denied" : e.message),
+        ),
+      ),
     );
     expect(denied).toEqual(Array(9).fill("denied"));
   } finally {
