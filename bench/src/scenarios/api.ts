@@ -75,7 +75,7 @@ export async function api(ctx: BenchContext): Promise<ScenarioResult> {
   try {
     progress(`(e) api · two instances up at ${instances.urls.join(", ")}; warming up`);
     await resetStock(instances.urls[0]!);
-    for (const mode of MODES) await fire(instances.urls, mode, 1);
+    for (const mode of MODES) await fire(instances.urls, mode, ctx.quick ? 1 : 2);
     for (let round = 1; round <= ctx.throughputRounds; round++) {
       for (const mode of rotate(MODES, round)) {
         await resetStock(instances.urls[0]!);
