@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
 import type { Locks } from "./lock.js";
 import { createMetrics, type Metrics } from "./metrics.js";
+import type { PostgresMode } from "./postgres.js";
 
 export interface Config {
   instanceId: string;
@@ -14,6 +15,8 @@ export interface Config {
   jobIntervalMs: number;
   orderProcessingMs: number;
   redlockNodes: string[];
+  /** `host:port/db` of DATABASE_URL (no credentials), or null when unset. */
+  postgresServer: string | null;
 }
 
 /** Long-lived, per-process dependencies shared by every request. */
@@ -24,6 +27,9 @@ export interface Services {
   /** Null when Redlock is unavailable; `redlockReason` says why. */
   redlock: Locks | null;
   redlockReason: string | null;
+  /** Null while the `postgres` mode is unavailable; `postgresReason` says why. */
+  postgres: PostgresMode | null;
+  postgresReason: string | null;
   localMutex: KeyedMutex;
   metrics: Metrics;
   logger: Logger;
@@ -48,15 +54,19 @@ export async function createContextInner(services: ServicesInput, request: Reque
     jobIntervalMs: 5000,
     orderProcessingMs: 300,
     redlockNodes: [],
+    postgresServer: null,
     ...services.config,
   };
   const redlock = services.redlock ?? null;
+  const postgres = services.postgres ?? null;
   return {
     redis: services.redis,
     locks: services.locks,
     config,
     redlock,
     redlockReason: redlock ? null : (services.redlockReason ?? "REDLOCK_URLS is not set"),
+    postgres,
+    postgresReason: postgres ? null : (services.postgresReason ?? "DATABASE_URL is not set"),
     localMutex: services.localMutex ?? new KeyedMutex(),
     metrics: services.metrics ?? createMetrics(),
     logger: services.logger ?? pino({ level: "silent" }),

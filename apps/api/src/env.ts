@@ -8,6 +8,7 @@ const csv = (s: string) =>
 
 const httpUrl = z.url({ protocol: /^https?$/ });
 const redisUrl = z.url({ protocol: /^rediss?$/ });
+const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(4001),
@@ -18,6 +19,12 @@ const schema = z.object({
     .optional()
     .transform((s) => (s ? csv(s) : []))
     .pipe(z.array(redisUrl)),
+  /** PostgreSQL for the `postgres` demo mode; unset, the mode reports itself unavailable. */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s : undefined))
+    .pipe(postgresUrl.optional()),
   INSTANCE_ID: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, "INSTANCE_ID must be 1-64 of [A-Za-z0-9_.-]")

@@ -6,7 +6,8 @@ const lockSeconds = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 export function createMetrics({ defaults = false }: { defaults?: boolean } = {}) {
   const registry = new Registry();
   if (defaults) collectDefaultMetrics({ register: registry });
-  const labelNames = ["resource_kind"] as const;
+  // backend: redis, redlock or postgres, the lock store behind the event (the demo modes' lock backends).
+  const labelNames = ["resource_kind", "backend"] as const;
   return {
     registry,
     lockWait: new Histogram({
@@ -80,6 +81,8 @@ export function createMetrics({ defaults = false }: { defaults?: boolean } = {})
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+export type LockBackendLabel = "redis" | "redlock" | "postgres";
 
 /** `stock:1001` → `stock`: a bounded label, never the full resource name. */
 export function resourceKind(resource: string): string {

@@ -3,7 +3,7 @@ import { z } from "zod";
 /** Ids that end up inside Redis key names and lock resources: no braces, globs or separators. */
 export const id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1-64 characters of [A-Za-z0-9_-]");
 
-export const stockModes = ["none", "local", "redis", "redlock", "atomic"] as const;
+export const stockModes = ["none", "local", "redis", "redlock", "postgres", "atomic"] as const;
 export const stockMode = z.enum(stockModes);
 export type StockMode = z.infer<typeof stockMode>;
 

@@ -14,7 +14,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 const env = readEnv();
 const logger = createLogger(env.LOG_LEVEL, env.INSTANCE_ID);
-const { services, close } = createServices(env, logger);
+const { services, close, ready } = createServices(env, logger);
 const origins = new Set(env.WEB_ORIGINS);
 
 const trpc = createHTTPHandler({
@@ -51,7 +51,9 @@ const jobs = startJobs({
   intervalMs: env.JOB_INTERVAL_MS,
 });
 
-if (!(await waitUntilReady(services.redis, 3_000))) {
+// The postgres mode's first connection attempt is bounded by the pool's connect timeout.
+const [redisReady] = await Promise.all([waitUntilReady(services.redis, 3_000), ready]);
+if (!redisReady) {
   logger.warn({ redis: env.REDIS_URL }, "redis not reachable yet; serving 503s until it is");
 }
 server.listen(env.PORT, env.HOST, () => {

@@ -5,13 +5,14 @@ import type { Services } from "./context.js";
 import type { Env } from "./env.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
 import type { LockEvent, Locks } from "./lock.js";
-import { createMetrics, type Metrics, resourceKind } from "./metrics.js";
+import { createMetrics, type LockBackendLabel, type Metrics, resourceKind } from "./metrics.js";
+import { connectPostgres, pgServer } from "./postgres.js";
 import { createRedis } from "./redis.js";
 
 /** Feeds the library's lock events into the Prometheus metrics. */
-export function lockMetrics(metrics: Metrics) {
+export function lockMetrics(metrics: Metrics, backend: LockBackendLabel) {
   return (e: LockEvent) => {
-    const labels = { resource_kind: resourceKind(e.resource) };
+    const labels = { resource_kind: resourceKind(e.resource), backend };
     switch (e.type) {
       case "acquired":
         metrics.acquisitions.inc(labels);
@@ -53,10 +54,14 @@ function createRedlockIfConfigured(
 
 export function createServices(env: Env, logger: Logger) {
   const metrics = createMetrics({ defaults: true });
-  const onEvent = lockMetrics(metrics);
   const redis = createRedis(env.REDIS_URL, { name: env.INSTANCE_ID, logger });
-  const locks = lock.createLocks({ redis, leaseMs: LEASE_MS, instanceId: env.INSTANCE_ID, onEvent });
-  const rl = createRedlockIfConfigured(env, logger, onEvent);
+  const locks = lock.createLocks({
+    redis,
+    leaseMs: LEASE_MS,
+    instanceId: env.INSTANCE_ID,
+    onEvent: lockMetrics(metrics, "redis"),
+  });
+  const rl = createRedlockIfConfigured(env, logger, lockMetrics(metrics, "redlock"));
   const services: Services = {
     config: {
       instanceId: env.INSTANCE_ID,
@@ -66,20 +71,36 @@ export function createServices(env: Env, logger: Logger) {
       jobIntervalMs: env.JOB_INTERVAL_MS,
       orderProcessingMs: env.ORDER_PROCESSING_MS,
       redlockNodes: env.REDLOCK_URLS.map((u) => new URL(u).host),
+      postgresServer: env.DATABASE_URL ? pgServer(env.DATABASE_URL) : null,
     },
     redis,
     locks,
     redlock: rl.redlock,
     redlockReason: rl.reason,
+    postgres: null,
+    postgresReason: null,
     localMutex: new KeyedMutex(),
     metrics,
     logger,
     startedAt: Date.now(),
   };
+  // Request contexts read these per request, so the mode turns on as soon as the migration succeeds.
+  const pg = connectPostgres({
+    url: env.DATABASE_URL,
+    instanceId: env.INSTANCE_ID,
+    leaseMs: LEASE_MS,
+    onEvent: lockMetrics(metrics, "postgres"),
+    logger,
+    onChange(mode, reason) {
+      services.postgres = mode;
+      services.postgresReason = reason;
+    },
+  });
   const close = async () => {
     await locks.close().catch(() => undefined);
     await rl.redlock?.close().catch(() => undefined);
+    await pg.close();
     for (const c of [redis, ...rl.clients]) c.disconnect();
   };
-  return { services, close };
+  return { services, close, ready: pg.ready };
 }

@@ -36,7 +36,8 @@ export const createCallerFactory = t.createCallerFactory;
 /** Turns "Redis is down" into SERVICE_UNAVAILABLE so clients can retry instead of seeing a 500. */
 const redisAvailability = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && isRedisUnavailable(result.error.cause)) {
+  // Already SERVICE_UNAVAILABLE (PostgreSQL down, say): keep its message.
+  if (!result.ok && result.error.code !== "SERVICE_UNAVAILABLE" && isRedisUnavailable(result.error.cause)) {
     throw new TRPCError({
       code: "SERVICE_UNAVAILABLE",
       message: "Redis is unavailable; try again shortly",

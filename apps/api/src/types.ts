@@ -154,6 +154,8 @@ export interface SystemInfo {
   node: string;
   redis: { version: string; mode: "standalone" | "cluster"; reachable: boolean };
   redlock: { available: boolean; reason: string | null; nodes: string[] };
+  /** The `postgres` mode's lock store: available when migrated and answering now. */
+  postgres: { available: boolean; reason: string | null; server: string | null; version: string | null };
   modes: ModeInfo[];
   config: {
     apiUrls: string[];

@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { createLocks } from "@lockyard/lock";
 import { Redis } from "ioredis";
+import { pino } from "pino";
 import { inject } from "vitest";
 import { type Config, createContextInner, type ServicesInput } from "../src/context.js";
 import type { LockEvent } from "../src/lock.js";
+import { connectPostgres, type PostgresMode } from "../src/postgres.js";
 import { redisOptions, waitUntilReady } from "../src/redis.js";
 import { createCaller } from "../src/root.js";
 
@@ -11,30 +13,70 @@ declare module "vitest" {
   export interface ProvidedContext {
     redisUrl: string;
     redisPort: number;
+    pgUrl: string;
   }
 }
 
 export const uid = (prefix = "t") => `${prefix}-${randomBytes(4).toString("hex")}`;
 
+/** The `postgres` mode on a real PostgreSQL, opened the way the API opens it. */
+export async function testPostgres(opts: {
+  url?: string;
+  instanceId: string;
+  leaseMs: number;
+  onEvent?: (e: LockEvent) => void;
+}) {
+  let mode: PostgresMode | null = null;
+  let reason: string | null = null;
+  const conn = connectPostgres({
+    url: opts.url ?? inject("pgUrl"),
+    instanceId: opts.instanceId,
+    leaseMs: opts.leaseMs,
+    ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    logger: pino({ level: "silent" }),
+    onChange(m, r) {
+      mode = m;
+      reason = r;
+    },
+  });
+  await conn.ready;
+  if (!mode) throw new Error(`the postgres mode did not open: ${reason}`);
+  return { mode: mode as PostgresMode, close: conn.close };
+}
+
 /** A real context on the test Redis, plus a caller and the lock events it saw. */
 export async function testContext(
-  opts: { config?: Partial<Config>; leaseMs?: number; redisUrl?: string } & Partial<ServicesInput> = {},
+  opts: {
+    config?: Partial<Config>;
+    leaseMs?: number;
+    redisUrl?: string;
+    withPostgres?: boolean;
+  } & Partial<ServicesInput> = {},
 ) {
   const redisUrl = opts.redisUrl ?? inject("redisUrl");
   const redis = new Redis(redisUrl, redisOptions);
   await waitUntilReady(redis, 5_000);
-  const events: (LockEvent & { at: number })[] = [];
+  const events: (LockEvent & { at: number; backend: "redis" | "postgres" })[] = [];
   const instanceId = opts.config?.instanceId ?? uid("api");
+  const leaseMs = opts.leaseMs ?? 2_000;
   const locks = createLocks({
     redis,
     instanceId,
-    leaseMs: opts.leaseMs ?? 2_000,
-    onEvent: (e) => events.push({ ...e, at: performance.now() }),
+    leaseMs,
+    onEvent: (e) => events.push({ ...e, at: performance.now(), backend: "redis" }),
   });
+  const pg = opts.withPostgres
+    ? await testPostgres({
+        instanceId,
+        leaseMs,
+        onEvent: (e) => events.push({ ...e, at: performance.now(), backend: "postgres" }),
+      })
+    : null;
   const ctx = await createContextInner({
     ...opts,
     redis,
     locks,
+    ...(pg ? { postgres: pg.mode } : {}),
     config: { instanceId, redisUrl, ...opts.config },
   });
   return {
@@ -44,6 +86,7 @@ export async function testContext(
     events,
     caller: createCaller(ctx),
     async close() {
+      await pg?.close();
       await locks.close();
       redis.disconnect();
     },

@@ -2,12 +2,15 @@ import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClient
 import { EventSource } from "eventsource";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+// @ts-expect-error plain .mjs helper without types
+import { startRedis } from "../../../scripts/lib/redis.mjs";
 import type { AppRouter, RouterInputs } from "../src/index.js";
 import type { BurstEvent, BurstReport } from "../src/types.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
 
 let apis: ApiProcess[];
 let redis: Redis;
+let redlockNodes: { url: string; stop(): Promise<void> }[] = [];
 const client = (url: string) =>
   createTRPCClient<AppRouter>({
     links: [
@@ -22,10 +25,18 @@ const client = (url: string) =>
 beforeAll(async () => {
   redis = new Redis(inject("redisUrl"));
   await redis.del("jobs:cleanup:runs");
-  apis = await startApis(inject("redisUrl"), 2, { JOB_INTERVAL_MS: "400", ORDER_PROCESSING_MS: "150" });
+  // Three independent Redis nodes for the redlock mode, and the suite's PostgreSQL for the postgres mode.
+  redlockNodes = await Promise.all([startRedis(), startRedis(), startRedis()]);
+  apis = await startApis(inject("redisUrl"), 2, {
+    JOB_INTERVAL_MS: "400",
+    ORDER_PROCESSING_MS: "150",
+    REDLOCK_URLS: redlockNodes.map((n) => n.url).join(","),
+    DATABASE_URL: inject("pgUrl"),
+  });
 }, 30_000);
 afterAll(async () => {
   await stopApis(apis ?? []);
+  await Promise.all(redlockNodes.map((n) => n.stop()));
   redis?.disconnect();
 });
 
@@ -52,8 +63,18 @@ function burst(
 }
 
 describe("two API instances on one Redis", () => {
+  it("both instances report every mode available", async () => {
+    for (const api of apis) {
+      const info = await client(api.url).system.info.query();
+      expect(info.modes.filter((m) => !m.available)).toEqual([]);
+      expect(info.postgres.available).toBe(true);
+    }
+  });
+
   it.each([
     ["redis", 10],
+    ["redlock", 10],
+    ["postgres", 10],
     ["atomic", 10],
   ] as const)("%s mode: a 200-request burst sells exactly the stock", async (mode, workMs) => {
     const { events, report } = await burst(apis[0]!.url, { productId: `it-${mode}`, mode, workMs });
@@ -153,6 +174,14 @@ describe("two API instances on one Redis", () => {
     expect(await health.json()).toMatchObject({ ok: true, instanceId: apis[1]!.instanceId });
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/lockyard_lock_acquisitions_total/);
+    for (const backend of ["redis", "redlock", "postgres"])
+      expect(metrics).toMatch(new RegExp(`lockyard_lock_acquisitions_total\\{[^}]*backend="${backend}"`));
+    // The bursts above ran on the first instance, which counts their results per mode.
+    const first = await (await fetch(`${apis[0]!.url}/metrics`)).text();
+    for (const mode of ["redlock", "postgres"])
+      expect(first).toMatch(
+        new RegExp(`lockyard_burst_requests_total\\{mode="${mode}",outcome="success"\\} 100`),
+      );
     expect(metrics).toMatch(/lockyard_burst_requests_total\{mode="(redis|atomic|none|local)"/);
     const pre = await fetch(`${url}/trpc/stock.deduct`, {
       method: "OPTIONS",

@@ -53,6 +53,12 @@ export async function* runBurst(
       message: `mode "redlock" is unavailable: ${ctx.redlockReason}`,
     });
   }
+  if (req.mode === "postgres" && !ctx.postgres) {
+    throw new TRPCError({
+      code: "PRECONDITION_FAILED",
+      message: `mode "postgres" is unavailable: ${ctx.postgresReason}`,
+    });
+  }
   // One burst at a time across every instance: the bursts would corrupt each other's figures.
   const guard = await ctx.locks.tryAcquire(BURST_RESOURCE);
   if (!guard) {

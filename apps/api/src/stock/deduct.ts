@@ -1,12 +1,13 @@
 import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
-import type { Locks } from "../lock.js";
+import type { LockHandle, Locks } from "../lock.js";
 import type { StockMode } from "../schemas.js";
 import type { DeductResult } from "../types.js";
 import { atomicDecrement } from "./atomic.js";
-import { fencedStockWrite } from "./fenced.js";
+import { type FenceField, fencedStockWrite } from "./fenced.js";
 import { stockResource } from "./keys.js";
+import { withPgLock } from "./postgres-lock.js";
 import { decrementQty, readQty } from "./store.js";
 
 export interface DeductRequest {
@@ -23,7 +24,7 @@ type Outcome =
 // Deducts wait long enough that a 1000-request burst queues rather than times out.
 const LOCK_WAIT_MS = 30_000;
 
-/** check → work → write, guarded as the mode says. */
+/** check → work → write, guarded as the mode says. The stock lives in Redis in every mode. */
 export async function deduct(ctx: Context, req: DeductRequest): Promise<DeductResult> {
   const started = performance.now();
   const base = { mode: req.mode, instanceId: ctx.config.instanceId };
@@ -64,6 +65,14 @@ async function run(
     await sleep(workMs, signal);
     return { ok: true, stock: await decrementQty(redis, productId, quantity), token: null };
   };
+  const fenced = async (lock: LockHandle, field: FenceField): Promise<Outcome> => {
+    const qty = await readQty(redis, productId);
+    if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
+    await sleep(workMs, lock.signal);
+    const token = lock.token ?? 0;
+    const r = await fencedStockWrite(redis, productId, token, -quantity, field);
+    return r.ok ? { ok: true, stock: r.qty, token } : { ok: false, reason: "stale-token", stock: null };
+  };
   switch (req.mode) {
     case "none":
       return inside(() => unguarded());
@@ -78,20 +87,13 @@ async function run(
           : { ok: false, reason: "sold-out", stock: r.qty };
       });
     case "redis":
-      return ctx.locks.withLock(
-        stockResource(productId),
-        (lock) =>
-          inside(async () => {
-            const qty = await readQty(redis, productId);
-            if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
-            await sleep(workMs, lock.signal);
-            const token = lock.token ?? 0;
-            const r = await fencedStockWrite(redis, productId, token, -quantity);
-            return r.ok
-              ? { ok: true, stock: r.qty, token }
-              : { ok: false, reason: "stale-token", stock: null };
-          }),
-        { waitMs: LOCK_WAIT_MS },
+      return ctx.locks.withLock(stockResource(productId), (lock) => inside(() => fenced(lock, "fence")), {
+        waitMs: LOCK_WAIT_MS,
+      });
+    case "postgres":
+      // Fenced too, in a field of its own: PostgreSQL's tokens come from its sequence, not `fence:{r}`.
+      return withPgLock(ctx, stockResource(productId), LOCK_WAIT_MS, (lock) =>
+        inside(() => fenced(lock, "pgFence")),
       );
     case "redlock":
       return withRedlock(ctx, (rl) =>

@@ -4,13 +4,48 @@ import { stockKey } from "./keys.js";
 
 export type FencedResult = { ok: true; qty: number } | { ok: false; fence: number };
 
+/**
+ * Where the highest token written is kept. Tokens of different lock stores come from different counters
+ * (Redis `fence:{r}`, PostgreSQL's sequence), so each needs its own field: comparing a PostgreSQL token
+ * with a Redis one would refuse good writes of whichever counter is behind.
+ */
+export type FenceField = "fence" | "pgFence";
+
+// KEYS[1] stock hash; ARGV[1] token, ARGV[2] delta for `qty`, ARGV[3] the fence field.
+// The library's fencedWrite with the field as an argument: {0, fence} STALE, else {1, qtyAfter}.
+const lua = `
+local token = tonumber(ARGV[1])
+local fence = tonumber(redis.call('HGET', KEYS[1], ARGV[3]) or '0')
+if token < fence then return {0, fence} end
+redis.call('HSET', KEYS[1], ARGV[3], ARGV[1])
+return {1, redis.call('HINCRBY', KEYS[1], 'qty', ARGV[2])}
+`;
+
+type WithFencedField = Redis & {
+  lockyardFencedFieldWrite(
+    key: string,
+    token: number,
+    delta: number,
+    field: string,
+  ): Promise<[number, number]>;
+};
+
 /** Applies delta only if `token` is not older than the highest token already written (DESIGN §3). */
 export async function fencedStockWrite(
   redis: Redis,
   productId: string,
   token: number,
   delta: number,
+  field: FenceField = "fence",
 ): Promise<FencedResult> {
-  const r = await fencedWrite(redis, stockKey(productId), token, delta);
-  return r.ok ? r : { ok: false, fence: r.fence };
+  if (field === "fence") {
+    const r = await fencedWrite(redis, stockKey(productId), token, delta);
+    return r.ok ? r : { ok: false, fence: r.fence };
+  }
+  const r = redis as WithFencedField;
+  if (typeof r.lockyardFencedFieldWrite !== "function") {
+    redis.defineCommand("lockyardFencedFieldWrite", { numberOfKeys: 1, lua });
+  }
+  const [ok, value] = await r.lockyardFencedFieldWrite(stockKey(productId), token, delta, field);
+  return ok === 1 ? { ok: true, qty: Number(value) } : { ok: false, fence: Number(value) };
 }

@@ -13,27 +13,44 @@ async function redisInfo(ctx: Context): Promise<SystemInfo["redis"]> {
   }
 }
 
-export function modeInfo(ctx: Context): ModeInfo[] {
-  return stockModes.map((mode) =>
-    mode === "redlock" && !ctx.redlock
-      ? { mode, available: false, reason: ctx.redlockReason ?? "unavailable" }
-      : { mode, available: true, reason: null },
-  );
+/** Asks PostgreSQL for its version, so a server that went away shows as unavailable. */
+async function postgresInfo(ctx: Context): Promise<SystemInfo["postgres"]> {
+  const server = ctx.postgres?.server ?? ctx.config.postgresServer;
+  if (!ctx.postgres) return { available: false, reason: ctx.postgresReason, server, version: null };
+  try {
+    const { rows } = await ctx.postgres.pool.query<{ server_version: string }>("SHOW server_version");
+    return { available: true, reason: null, server, version: rows[0]?.server_version ?? "unknown" };
+  } catch (err) {
+    const reason = `PostgreSQL at ${server} is unreachable (${(err as Error).message})`;
+    return { available: false, reason, server, version: null };
+  }
+}
+
+export function modeInfo(ctx: Context, postgres: SystemInfo["postgres"]): ModeInfo[] {
+  return stockModes.map((mode) => {
+    if (mode === "redlock" && !ctx.redlock)
+      return { mode, available: false, reason: ctx.redlockReason ?? "unavailable" };
+    if (mode === "postgres" && !postgres.available)
+      return { mode, available: false, reason: postgres.reason ?? "unavailable" };
+    return { mode, available: true, reason: null };
+  });
 }
 
 export async function systemInfo(ctx: Context): Promise<SystemInfo> {
+  const [redis, postgres] = await Promise.all([redisInfo(ctx), postgresInfo(ctx)]);
   return {
     instanceId: ctx.config.instanceId,
     startedAt: ctx.startedAt,
     uptimeMs: Date.now() - ctx.startedAt,
     node: process.version,
-    redis: await redisInfo(ctx),
+    redis,
     redlock: {
       available: ctx.redlock !== null,
       reason: ctx.redlock ? null : ctx.redlockReason,
       nodes: ctx.config.redlockNodes,
     },
-    modes: modeInfo(ctx),
+    postgres,
+    modes: modeInfo(ctx, postgres),
     config: {
       apiUrls: ctx.config.apiUrls,
       jobIntervalMs: ctx.config.jobIntervalMs,
