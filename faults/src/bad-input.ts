@@ -25,7 +25,7 @@ export interface BadRequest {
 
 const id: Field = { kind: "id" };
 const int = (min: number, max: number): Field => ({ kind: "int", min, max });
-const modes = { kind: "enum", values: ["none", "local", "redis", "redlock", "atomic"] } as const;
+const modes = { kind: "enum", values: ["none", "local", "redis", "redlock", "postgres", "atomic"] } as const;
 
 export const procedures: Procedure[] = [
   { path: "system.info", type: "query", base: undefined, fields: {} },
