@@ -8,7 +8,7 @@ export function scenarioTable(s: ScenarioResult): string {
   if (s.pending) return `**Pending:** ${s.pending}\n`;
   const hasProfile = s.rows.some((r) => r.profile);
   const headers = [
-    "library",
+    s.rowHeader ?? "library",
     ...(hasProfile ? ["settings"] : []),
     ...s.columns.map((c) => c.header),
     "target",
