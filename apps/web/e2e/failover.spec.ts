@@ -42,6 +42,15 @@ test.describe("Connection", () => {
     await openDashboard(page, webUrl);
     const conn = page.getByTestId("connection");
     await expect(conn).toContainText(`127.0.0.1:${portC}`);
+    // api-c runs without Redlock nodes or PostgreSQL: those modes are offered disabled, with the reason.
+    for (const [mode, reason] of [
+      ["redlock", "REDLOCK_URLS is not set"],
+      ["postgres", "DATABASE_URL is not set"],
+    ]) {
+      await expect(page.getByTestId(`mode-${mode}`)).toHaveAttribute("data-available", "false");
+      await expect(page.getByTestId(`mode-${mode}-reason`)).toHaveText(`Unavailable: ${reason}`);
+      await expect(page.getByTestId(`mode-${mode}`).locator("input")).toBeDisabled();
+    }
 
     await stopPid(apiC.pid, 0);
     await expect(conn).not.toHaveAttribute("data-state", "connected");

@@ -55,24 +55,16 @@ test.describe("Flash sale panel", () => {
     await screenshot(page, "flash-sale-none", "panel-flash-sale");
   });
 
-  test("every available mode, compared side by side: only the unsafe ones oversell", async ({
-    page,
-    stack,
-  }) => {
+  test("every mode, compared side by side: only the unsafe ones oversell", async ({ page, stack }) => {
     await openDashboard(page, stack.webUrl);
-    // The stack gives the APIs three Redlock nodes; the mode runs when system.info says it can,
-    // and otherwise it must be shown disabled with the API's reason.
+    // The stack gives both APIs three Redlock nodes and a PostgreSQL: every mode must be offered.
     await expect(page.getByTestId("system-info")).toBeVisible();
-    const redlockAvailable =
-      (await page.getByTestId("mode-redlock").getAttribute("data-available")) === "true";
-    if (!redlockAvailable) {
-      await expect(page.getByTestId("mode-redlock-reason")).toContainText("Unavailable: ");
-      await expect(page.getByTestId("mode-redlock").locator("input")).toBeDisabled();
-      test
-        .info()
-        .annotations.push({ type: "redlock", description: "unavailable on this API build; not run" });
+    for (const mode of ["redlock", "postgres"]) {
+      await expect(page.getByTestId(`mode-${mode}`), mode).toHaveAttribute("data-available", "true");
+      await expect(page.getByTestId(`mode-${mode}-reason`)).toHaveCount(0);
     }
-    const safe = ["redis", "atomic", ...(redlockAvailable ? ["redlock"] : [])];
+    await expect(page.getByTestId("mode-postgres")).toContainText("LISTEN/NOTIFY");
+    const safe = ["redis", "redlock", "postgres", "atomic"];
     const unsafe = ["none", "local"];
     for (const mode of safe) {
       const verdict = await runBurst(page, mode, { workMs: 5 });

@@ -1,13 +1,15 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { freePort } from "../../../scripts/lib/ports.mjs";
+import { startPostgres } from "../../../scripts/lib/postgres.mjs";
 import { startRedis } from "../../../scripts/lib/redis.mjs";
 import { logDir, screenshotDir, stackFile } from "./harness/paths";
 import { startApi, startWeb, stopPid, waitForHttp } from "./harness/processes";
 import type { Stack } from "./harness/stack";
 
 /**
- * Starts real servers on free loopback ports: one Redis, three Redis nodes for Redlock, two API
- * instances and the built dashboard. PIDs go to e2e/.logs/stack.json for globalTeardown.
+ * Starts real servers on free loopback ports: one Redis, three Redis nodes for Redlock, one PostgreSQL
+ * (initdb into a temp dir), two API instances and the built dashboard. PIDs go to e2e/.logs/stack.json for globalTeardown.
  */
 export default async function globalSetup(): Promise<void> {
   mkdirSync(logDir, { recursive: true });
@@ -16,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
     redisUrl: "",
     redisPort: 0,
     redlockUrls: [],
+    databaseUrl: "",
     apiUrls: [],
     webUrl: "",
     spareWebPort: 0,
@@ -35,6 +38,10 @@ export default async function globalSetup(): Promise<void> {
       stack.dirs.push(node.dir);
       stack.redlockUrls.push(node.url);
     }
+    const pg = await startPostgres();
+    stack.pids.push({ name: "postgres", pid: pg.pid as number });
+    stack.dirs.push(pg.dir, pgSocketDir(pg.dir));
+    stack.databaseUrl = pg.url;
     save();
 
     const [apiA, apiB, web, spare] = [await freePort(), await freePort(), await freePort(), await freePort()];
@@ -52,6 +59,7 @@ export default async function globalSetup(): Promise<void> {
         instanceId: id,
         redisUrl: stack.redisUrl,
         redlockUrls: stack.redlockUrls,
+        databaseUrl: stack.databaseUrl,
         apiUrls: stack.apiUrls,
         webOrigins,
       });
@@ -72,4 +80,11 @@ export default async function globalSetup(): Promise<void> {
   }
   save();
   process.env.E2E_WEB_URL = stack.webUrl;
+}
+
+/** The server's socket directory (line 5 of postmaster.pid), so globalTeardown removes it too. */
+function pgSocketDir(dataDir: string): string {
+  const line = readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[4]?.trim();
+  // Only ever a directory startPostgres made; anything else falls back to the data dir (removed anyway).
+  return line?.includes("lockyard-pgsock-") ? line : dataDir;
 }

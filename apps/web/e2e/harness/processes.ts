@@ -22,6 +22,8 @@ export interface ApiOptions {
   instanceId: string;
   redisUrl: string;
   redlockUrls: string[];
+  /** PostgreSQL for the postgres mode; without it the mode shows as unavailable. */
+  databaseUrl?: string;
   apiUrls: string[];
   webOrigins: string[];
 }
@@ -35,6 +37,8 @@ export function startApi(o: ApiOptions): ChildProcess {
       HOST: "127.0.0.1",
       REDIS_URL: o.redisUrl,
       REDLOCK_URLS: o.redlockUrls.join(","),
+      // Set explicitly, even to nothing, so a DATABASE_URL in the runner's environment never leaks in.
+      DATABASE_URL: o.databaseUrl ?? "",
       INSTANCE_ID: o.instanceId,
       API_URLS: o.apiUrls.join(","),
       WEB_ORIGINS: o.webOrigins.join(","),

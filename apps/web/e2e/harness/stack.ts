@@ -6,6 +6,7 @@ export interface Stack {
   redisUrl: string;
   redisPort: number;
   redlockUrls: string[];
+  databaseUrl: string;
   apiUrls: string[];
   webUrl: string;
   /** A port already allowed by the APIs' CORS, for a spec that starts its own dashboard. */

@@ -22,6 +22,11 @@ export const MODES: readonly { mode: Mode; title: string; explain: string }[] = 
     explain: "A Lockyard Redlock: a majority of independent Redis nodes must agree.",
   },
   {
+    mode: "postgres",
+    title: "PostgreSQL lock",
+    explain: "PostgreSQL lock table: INSERT … ON CONFLICT, LISTEN/NOTIFY wake-ups — correct, slower.",
+  },
+  {
     mode: "atomic",
     title: "Atomic Lua",
     explain: "One decrement-if-positive script and no lock at all: some problems need none.",
