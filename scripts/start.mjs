@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// `npm start`: install, provision Redis, build, run api ×2 + the dashboard. Plain Node: it runs before `npm ci`.
+// `npm start`: install, provision Redis (and PostgreSQL, optional), build, run api ×2 + the dashboard.
+// Plain Node: it runs before `npm ci`.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isPortFree, waitForPort } from "./lib/ports.mjs";
+import { pgBinDir, startPostgres } from "./lib/postgres.mjs";
 import { exec, run, stopAll } from "./lib/procs.mjs";
 import { startRedis } from "./lib/redis.mjs";
 import { checkNode, ensureDependencies, ensureSystemPackages, fail } from "./lib/system.mjs";
@@ -13,6 +15,7 @@ const API_PORTS = [4001, 4002];
 const WEB_PORT = 3000;
 const REDIS_PORT = 6379;
 const REDLOCK_PORTS = [6380, 6381, 6382];
+const PG_PORT = 5433; // not 5432, where a system PostgreSQL may already listen
 
 checkNode();
 // Variables in .env (see .env.example) apply unless already set in the shell.
@@ -25,13 +28,14 @@ for (const port of [...API_PORTS, WEB_PORT]) {
 }
 
 const redisServers = [];
+let postgres = null;
 let shuttingDown = false;
 async function shutdown(code = 0) {
   if (shuttingDown) return;
   shuttingDown = true;
   console.log("\n[lockyard] stopping…");
   await stopAll();
-  await Promise.all(redisServers.map((r) => r.stop()));
+  await Promise.all([...redisServers.map((r) => r.stop()), postgres?.stop()]);
   process.exit(code);
 }
 process.on("SIGINT", () => shutdown(0));
@@ -68,6 +72,39 @@ try {
   await shutdown(1);
 }
 
+/** PostgreSQL is optional: without it only the postgres mode is unavailable, so failures are warnings. */
+async function localPostgres() {
+  const installed = ensureSystemPackages([{ bin: "initdb", pkg: "postgresql", found: pgBinDir }], {
+    why: "no DATABASE_URL set; the postgres mode needs it",
+    optional: true,
+  });
+  if (!installed) {
+    console.log(
+      "[lockyard] PostgreSQL is not installed: the postgres mode will be unavailable.\n" +
+        "  Install it (Debian/Ubuntu: sudo apt-get install -y postgresql) or set DATABASE_URL.",
+    );
+    return undefined;
+  }
+  try {
+    const free = await isPortFree(PG_PORT);
+    postgres = await startPostgres({
+      port: free ? PG_PORT : undefined,
+      dir: path.join(root, ".data", "pg"),
+      persist: true,
+    });
+    console.log(
+      `[lockyard] postgres: pid ${postgres.pid} at ${postgres.url}${free ? "" : ` (port ${PG_PORT} was busy)`}`,
+    );
+    return postgres.url;
+  } catch (err) {
+    console.log(
+      `[lockyard] PostgreSQL did not start (${err.message}): the postgres mode will be unavailable.`,
+    );
+    return undefined;
+  }
+}
+const databaseUrl = process.env.DATABASE_URL || (await localPostgres());
+
 console.log("[lockyard] building…");
 const build = await exec("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
   cwd: root,
@@ -88,6 +125,7 @@ for (const [i, port] of API_PORTS.entries()) {
       INSTANCE_ID: `api-${i + 1}`,
       REDIS_URL: redisUrl,
       REDLOCK_URLS: redlockUrls,
+      DATABASE_URL: databaseUrl ?? "",
       API_URLS: apiUrls,
     },
     color: 33 + i,
@@ -115,5 +153,17 @@ console.log(`
   Dashboard:  \x1b[4mhttp://localhost:${WEB_PORT}\x1b[0m
   API:        ${browserApiUrls.replaceAll(",", "  ")}   (tRPC at /trpc, /healthz, /metrics)
   Redis:      ${redisUrl}   Redlock nodes: ${redlockUrls}
+  PostgreSQL: ${databaseUrl ? redact(databaseUrl) : "none (the postgres mode is unavailable)"}
   Ctrl-C stops everything started here.
 `);
+
+/** A URL without its password, for the banner. */
+function redact(url) {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url;
+  }
+}

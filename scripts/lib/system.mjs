@@ -18,12 +18,14 @@ const isDebian = () => existsSync("/etc/debian_version");
 let aptUpdated = false;
 /**
  * Makes sure Debian packages that provide `bins` are installed. As root on Debian it installs them
- * with apt-get; anywhere else it exits with a message saying what to install.
+ * with apt-get; anywhere else it exits with a message saying what to install. With `optional`, it
+ * never exits: it answers whether they are there (installing them first when it can).
  */
-export function ensureSystemPackages(wanted, { why } = {}) {
+export function ensureSystemPackages(wanted, { why, optional = false } = {}) {
   const present = (w) => (w.found ? w.found() : which(w.bin));
   const missing = wanted.filter((w) => !present(w));
-  if (missing.length === 0) return;
+  if (missing.length === 0) return true;
+  if (optional && !(isRoot() && isDebian())) return false;
   const pkgs = [...new Set(missing.map((m) => m.pkg))];
   if (isRoot() && isDebian()) {
     console.log(`[lockyard] installing ${pkgs.join(", ")} with apt-get${why ? ` (${why})` : ""}…`);
@@ -37,9 +39,10 @@ export function ensureSystemPackages(wanted, { why } = {}) {
       env,
     });
     if (r.status !== 0 || missing.some((w) => !present(w))) {
+      if (optional) return false;
       fail(`apt-get install ${pkgs.join(" ")} failed. Install them yourself and run again.`);
     }
-    return;
+    return true;
   }
   fail(
     `missing: ${missing.map((m) => m.bin).join(", ")}.\n` +
