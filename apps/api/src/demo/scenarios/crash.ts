@@ -1,5 +1,5 @@
 import type { LockHandle } from "../../lock.js";
-import { LockChild } from "../child-process.js";
+import { childAcquires } from "./child-acquires.js";
 import type { ScenarioScript } from "./types.js";
 
 /** The holder's process is SIGKILLed: nothing releases the lock, it frees itself at the lease end. */
@@ -7,25 +7,10 @@ export const crash: ScenarioScript = async (tl) => {
   const { ctx } = tl;
   const res = tl.resource();
   const leaseMs = tl.ms(3_000);
-  const child = new LockChild();
+  const got = await childAcquires(tl, res, leaseMs);
+  const { child } = got;
   let b: LockHandle | undefined;
   try {
-    const got = await child.ask(
-      {
-        type: "acquire",
-        redisUrl: ctx.config.redisUrl,
-        instanceId: `${ctx.config.instanceId}-child`,
-        resource: res,
-        leaseMs,
-        waitMs: 5_000,
-      },
-      10_000,
-    );
-    if (got.type !== "acquired") throw new Error(`child could not acquire: ${JSON.stringify(got)}`);
-    await tl.emit("client A", "acquired", `process ${got.pid} acquires (watchdog, lease ${leaseMs} ms)`, {
-      token: got.token,
-      pid: got.pid,
-    });
     await tl.pause(1_500);
     child.signal("SIGKILL");
     const killedAt = performance.now();

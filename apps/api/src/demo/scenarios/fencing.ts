@@ -2,7 +2,7 @@ import type { LockHandle } from "../../lock.js";
 import { fencedStockWrite } from "../../stock/fenced.js";
 import { stockKey } from "../../stock/keys.js";
 import { resetStock } from "../../stock/store.js";
-import { LockChild } from "../child-process.js";
+import { childAcquires } from "./child-acquires.js";
 import type { ScenarioScript } from "./types.js";
 
 /**
@@ -16,25 +16,10 @@ export const fencing: ScenarioScript = async (tl) => {
   const productId = `demo-fencing-${tl.runId}`;
   const leaseMs = tl.ms(2_000);
   await resetStock(ctx.redis, productId, 10);
-  const child = new LockChild();
+  const got = await childAcquires(tl, res, leaseMs);
+  const { child } = got;
   let b: LockHandle | undefined;
   try {
-    const got = await child.ask(
-      {
-        type: "acquire",
-        redisUrl: ctx.config.redisUrl,
-        instanceId: `${ctx.config.instanceId}-child`,
-        resource: res,
-        leaseMs,
-        waitMs: 5_000,
-      },
-      10_000,
-    );
-    if (got.type !== "acquired") throw new Error(`child could not acquire: ${JSON.stringify(got)}`);
-    await tl.emit("client A", "acquired", `process ${got.pid} acquires (watchdog, lease ${leaseMs} ms)`, {
-      token: got.token,
-      pid: got.pid,
-    });
     await tl.pause(700);
     child.signal("SIGSTOP");
     await tl.emit("client A", "info", "freezes (SIGSTOP, like a long GC pause): no more renewals", {
