@@ -7,7 +7,11 @@ export interface LockOwnerView {
   instanceId: string;
 }
 
+/** Which store holds a lock: the main Redis, the Redlock nodes, or the PostgreSQL lock table. */
+export type LockStore = "redis" | "redlock" | "postgres";
+
 export interface LockView {
+  store: LockStore;
   key: string;
   resource: string;
   owners: LockOwnerView[];

@@ -1,7 +1,6 @@
 import { sleep } from "../lib/sleep.js";
-import type { Locks } from "../lock.js";
 import type { LocksSnapshot } from "../types.js";
-import { fingerprint, snapshot } from "./snapshot.js";
+import { fingerprint, type LockSource, snapshot } from "./snapshot.js";
 
 const HEARTBEAT_MS = 2_000;
 
@@ -10,13 +9,13 @@ const HEARTBEAT_MS = 2_000;
  * set changed (so TTL bars and renewals stay live), and a heartbeat while nothing happens.
  */
 export async function* watchLocks(
-  locks: Locks,
+  sources: () => readonly LockSource[],
   opts: { instanceId: string; prefix: string; intervalMs: number; signal: AbortSignal | undefined },
 ): AsyncGenerator<LocksSnapshot> {
   let last = "";
   let lastSent = 0;
   while (!opts.signal?.aborted) {
-    const snap = await snapshot(locks, opts.instanceId, opts.prefix);
+    const snap = await snapshot(sources(), opts.instanceId, opts.prefix);
     const print = fingerprint(snap.locks);
     const now = performance.now();
     if (print !== last || snap.locks.length > 0 || now - lastSent >= HEARTBEAT_MS) {

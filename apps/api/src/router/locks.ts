@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { listLocks } from "../locks/snapshot.js";
+import { listAllLocks, lockSources } from "../locks/snapshot.js";
 import { watchLocks } from "../locks/watch.js";
 import { locksListInput, locksWatchInput } from "../schemas.js";
 import { publicProcedure } from "../trpc.js";
@@ -10,11 +10,11 @@ export const locksRouter = {
     async ({ ctx, input }): Promise<LocksSnapshot> => ({
       at: Date.now(),
       instanceId: ctx.config.instanceId,
-      locks: await listLocks(ctx.locks, input.prefix),
+      locks: await listAllLocks(lockSources(ctx), input.prefix),
     }),
   ),
   watch: publicProcedure.input(locksWatchInput).subscription(({ ctx, input, signal }) =>
-    watchLocks(ctx.locks, {
+    watchLocks(() => lockSources(ctx), {
       instanceId: ctx.config.instanceId,
       prefix: input.prefix,
       intervalMs: input.intervalMs,

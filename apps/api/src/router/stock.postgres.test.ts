@@ -97,3 +97,21 @@ describe("stock.deduct in postgres mode (real PostgreSQL)", () => {
     }
   });
 });
+
+describe("locks.list across stores", () => {
+  it("shows PostgreSQL locks beside Redis locks, each labelled with its store, and keeps same-named ones apart", async () => {
+    const resource = `test:${uid("both")}`;
+    const pgLocks = t.ctx.postgres!.locks;
+    await t.locks.withLock(resource, async (r) => {
+      await pgLocks.withLock(resource, async (p) => {
+        const { locks } = await t.caller.locks.list({ prefix: resource });
+        expect(locks.map((l) => l.store)).toEqual(["postgres", "redis"]);
+        const byStore = new Map(locks.map((l) => [l.store, l]));
+        expect(byStore.get("redis")!.owners[0]!.owner).toBe(r.owner);
+        expect(byStore.get("postgres")!.owners[0]!.owner).toBe(p.owner);
+        expect(byStore.get("postgres")!.token).toBe(p.token);
+      });
+    });
+    expect((await t.caller.locks.list({ prefix: resource })).locks).toHaveLength(0);
+  });
+});

@@ -7,15 +7,34 @@ import { shortId } from "~/lib/format";
 import type { LockView } from "./live-locks";
 import { type RowState, useRowLifecycle } from "./use-row-lifecycle";
 
+const STORE_TITLES: Record<LockView["store"], string> = {
+  redis: "held in the main Redis",
+  redlock: "held on a majority of the Redlock nodes",
+  postgres: "held in the PostgreSQL lock table",
+};
+
+/** A Redis lock and a PostgreSQL lock on the same resource share a key name: the store tells them apart. */
+const rowId = (l: LockView) => `${l.store}:${l.key}`;
+
 function columns(receivedAt: number): Column<RowState<LockView>>[] {
   return [
     {
       key: "resource",
       header: "Resource",
       render: ({ item }) => (
-        <code className="mono" data-testid="lock-resource">
-          {item.resource}
-        </code>
+        <>
+          <code className="mono" data-testid="lock-resource">
+            {item.resource}
+          </code>
+          {item.store !== "redis" && (
+            <>
+              {" "}
+              <Badge tone="neutral" title={STORE_TITLES[item.store]} testId="lock-store">
+                {item.store}
+              </Badge>
+            </>
+          )}
+        </>
       ),
     },
     {
@@ -78,7 +97,7 @@ export interface LockTableProps {
 }
 
 export function LockTable({ locks, receivedAt, empty, stale = false, testId }: LockTableProps) {
-  const rows = useRowLifecycle(locks, (l) => l.key);
+  const rows = useRowLifecycle(locks, rowId);
   rows.sort((a, b) => a.item.resource.localeCompare(b.item.resource));
   return (
     <div className={stale ? "stale" : undefined} data-stale={stale ? "true" : "false"}>
@@ -87,11 +106,12 @@ export function LockTable({ locks, receivedAt, empty, stale = false, testId }: L
         caption="Locks currently held"
         columns={columns(receivedAt)}
         rows={rows}
-        rowKey={(r) => r.item.key}
+        rowKey={(r) => rowId(r.item)}
         rowClassName={(r) => `row-${r.phase}`}
         rowAttrs={(r) => ({
           "data-testid": "lock-row",
           "data-resource": r.item.resource,
+          "data-store": r.item.store,
           "data-phase": r.phase,
         })}
         empty={empty}
