@@ -28,8 +28,12 @@ function perTick<T, R>(send: (items: T[]) => Promise<R[]>): (item: T) => Promise
     const batch = pending;
     pending = [];
     send(batch.map((p) => p.item)).then(
-      (rs) => batch.forEach((p, i) => p.resolve(rs[i]!)),
-      (e) => batch.forEach((p) => p.reject(e)),
+      (rs) => {
+        for (const [i, p] of batch.entries()) p.resolve(rs[i]!);
+      },
+      (e) => {
+        for (const p of batch) p.reject(e);
+      },
     );
   };
   return (item) =>
