@@ -34,7 +34,7 @@ export function ensureSystemPackages(wanted, { why, optional = false } = {}) {
       spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env });
       aptUpdated = true;
     }
-    const r = spawnSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...pkgs], {
+    const r = spawnSync("apt-get", ["install", "-y", "-qq", ...pkgs], {
       stdio: "inherit",
       env,
     });
