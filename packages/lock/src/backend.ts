@@ -1,3 +1,4 @@
+import type { ChainableCommander } from "ioredis";
 import type { LockInfo } from "./types.js";
 
 /**
@@ -19,6 +20,18 @@ export interface LockBackend {
   renewMany(items: readonly RenewItem[]): Promise<boolean[]>;
   /** [0] not-owner; [1, left] decremented; [2] released. */
   release(resource: string, key: string, owner: string, leaseMs: number): Promise<ReleaseReply>;
+  /**
+   * Optional: queues the release as the last command of the caller's pipeline and sends it, so the caller's
+   * commands and the release cost one round trip. Returns undefined (nothing sent) when this pipeline cannot
+   * carry it; the handle then sends the pipeline and the release one after the other.
+   */
+  releaseIn?(
+    pipeline: ChainableCommander,
+    resource: string,
+    key: string,
+    owner: string,
+    leaseMs: number,
+  ): Promise<{ reply: ReleaseReply; replies: PipelineReplies }> | undefined;
   list(match: string, count: number, limit: number): Promise<Omit<LockInfo, "leaseMs">[]>;
   /** A subscriber to release notifications; made lazily, on first contention. */
   createSubscriber(onRelease: (resource: string) => void): ReleaseSubscriber;
@@ -33,6 +46,9 @@ export interface LockBackend {
 
 export type AcquireReply = [1, number, number | null] | [0, number];
 export type ReleaseReply = [0 | 1 | 2, number?];
+
+/** What ioredis's pipeline.exec() answers: one [error, reply] per command, in order. */
+export type PipelineReplies = [error: Error | null, reply: unknown][];
 
 export interface RenewItem {
   key: string;

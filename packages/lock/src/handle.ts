@@ -1,7 +1,14 @@
-import type { LockBackend } from "./backend.js";
-import { LockLostError, LockReleasedError, LocksClosedError, type LostReason } from "./errors.js";
+import type { ChainableCommander } from "ioredis";
+import type { LockBackend, PipelineReplies, ReleaseReply } from "./backend.js";
+import {
+  InvalidOptionError,
+  LockLostError,
+  LockReleasedError,
+  LocksClosedError,
+  type LostReason,
+} from "./errors.js";
 import type { LockEvent } from "./events.js";
-import type { LockHandle, ReleaseResult } from "./types.js";
+import type { LockHandle, ReleasedWith, ReleaseResult } from "./types.js";
 
 /** What a handle needs from the Locks that made it. */
 export interface HandleHost {
@@ -102,9 +109,46 @@ export class Handle implements LockHandle {
 
   async release(): Promise<ReleaseResult> {
     this.usable();
+    this.markReleased();
+    return this.releasedAs(
+      await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs),
+    );
+  }
+
+  async releaseWith(pipeline: ChainableCommander): Promise<ReleasedWith> {
+    this.usable();
+    if (typeof pipeline !== "object" || pipeline === null || typeof pipeline.exec !== "function") {
+      throw new InvalidOptionError("pipeline", pipeline, "an ioredis pipeline");
+    }
+    this.markReleased();
+    const { backend } = this.host;
+    const oneTrip = backend.releaseIn?.(pipeline, this.resource, this.key, this.owner, this.leaseMs);
+    if (oneTrip) {
+      const { reply, replies } = await oneTrip;
+      return { result: this.releasedAs(reply), replies };
+    }
+    // Another connection or store: the commands first (they run under the lock), then the release, which is
+    // sent whatever became of them so that a failed write never leaves the lock held.
+    let replies: PipelineReplies = [];
+    let failed = false;
+    let error: unknown;
+    try {
+      replies = (await pipeline.exec()) ?? [];
+    } catch (e) {
+      failed = true;
+      error = e;
+    }
+    const result = this.releasedAs(await backend.release(this.resource, this.key, this.owner, this.leaseMs));
+    if (failed) throw error;
+    return { result, replies };
+  }
+
+  private markReleased(): void {
     if (this.state === HELD) this.host.unwatch(this);
     this.state = RELEASED;
-    const [code] = await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs);
+  }
+
+  private releasedAs([code]: ReleaseReply): ReleaseResult {
     const result = RESULTS[code]!;
     this.host.emit?.({
       type: "released",

@@ -1,4 +1,11 @@
-export type { AcquireReply, LockBackend, ReleaseReply, ReleaseSubscriber, RenewItem } from "./backend.js";
+export type {
+  AcquireReply,
+  LockBackend,
+  PipelineReplies,
+  ReleaseReply,
+  ReleaseSubscriber,
+  RenewItem,
+} from "./backend.js";
 export {
   InvalidOptionError,
   InvalidResourceError,
@@ -12,7 +19,7 @@ export {
   QuorumError,
 } from "./errors.js";
 export type { LockEvent, LockEventType } from "./events.js";
-export { type FencedWriteResult, fencedWrite } from "./fenced-write.js";
+export { type FencedWriteResult, fencedWrite, fencedWriteReply, queueFencedWrite } from "./fenced-write.js";
 export { createLocks, createLocksWithBackend, type LocksOptions } from "./locks.js";
 export { createRedlock, type RedlockOptions } from "./redlock.js";
 export { fenceKey, isValidResource, lockKey, releaseChannel } from "./resource.js";
@@ -24,6 +31,7 @@ export type {
   LockHandle,
   LockInfo,
   Locks,
+  ReleasedWith,
   ReleaseResult,
   RetryOptions,
 } from "./types.js";

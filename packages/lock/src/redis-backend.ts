@@ -1,38 +1,49 @@
 import type { Cluster, Redis } from "ioredis";
-import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "./backend.js";
+import type { LockBackend, ReleaseReply, RenewItem } from "./backend.js";
+import { batchedScripts } from "./redis-batch.js";
 import { listRedis } from "./redis-list.js";
 import { createRedisSubscriber } from "./redis-subscriber.js";
 import { fenceKey, releaseChannel } from "./resource.js";
-import { type RedisClient, withScripts } from "./scripts/index.js";
+import { type RedisClient, type ScriptCommands, withScripts } from "./scripts/index.js";
 import { keySlot } from "./slot.js";
+import { chunks } from "./tick-batch.js";
 
-/** The single-Redis (or Redis Cluster) backend: every operation is one script call. */
+/** Most locks one renewMany call carries: a larger call would block Redis for milliseconds. */
+export const RENEW_CAP = 500;
+
+/**
+ * The single-Redis (or Redis Cluster) backend: every operation is one script call, and the acquires
+ * (releases) issued in one tick share one call (see redis-batch.ts).
+ */
 export function createRedisBackend(redis: RedisClient, prefix: string): LockBackend {
   const cmd = withScripts(redis);
   const sharded = (redis as { isCluster?: boolean }).isCluster === true;
   const shardedFlag = sharded ? "1" : "0";
+  const batched = batchedScripts(cmd, sharded);
   return {
     acquire(resource, key, owner, leaseMs, moreWaiters) {
-      return cmd.lockyardAcquire(
-        key,
-        fenceKey(resource),
-        owner,
-        leaseMs,
-        moreWaiters ? "1" : "0",
-      ) as Promise<AcquireReply>;
+      return batched.acquire(key, fenceKey(resource), owner, leaseMs, moreWaiters);
     },
     async renew(key, owner, leaseMs) {
       return (await cmd.lockyardRenew(key, owner, leaseMs)) === 1;
     },
-    renewMany: sharded ? (items) => renewBySlot(cmd, items) : (items) => renewBatch(cmd, items),
+    renewMany: (items) => renewMany(cmd, items, sharded),
     release(resource, key, owner, leaseMs) {
-      return cmd.lockyardRelease(
-        key,
-        releaseChannel(resource),
-        owner,
-        leaseMs,
-        shardedFlag,
-      ) as Promise<ReleaseReply>;
+      return batched.release(key, releaseChannel(resource), owner, leaseMs);
+    },
+    releaseIn(pipeline, resource, key, owner, leaseMs) {
+      // Only a pipeline of this very connection reaches the lock's server; a Cluster pipeline must stay in one slot.
+      const p = pipeline as unknown as { redis?: unknown; isCluster?: boolean } & Partial<ScriptCommands>;
+      if (sharded || p.redis !== redis || p.isCluster || typeof p.lockyardRelease !== "function")
+        return undefined;
+      p.lockyardRelease(key, releaseChannel(resource), owner, leaseMs, shardedFlag);
+      return pipeline.exec().then((replies) => {
+        const all = replies ?? [];
+        const last = all[all.length - 1];
+        if (!last) throw new Error("the pipeline answered without the release");
+        if (last[0]) throw last[0];
+        return { reply: last[1] as ReleaseReply, replies: all.slice(0, -1) };
+      });
     },
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
@@ -45,36 +56,20 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
   };
 }
 
-async function renewBatch(
-  cmd: ReturnType<typeof withScripts>,
+/**
+ * At most RENEW_CAP locks per call (one slot per call on a Cluster, where a script may only touch one slot);
+ * the calls of one tick are sent together, so they still cost about one round trip.
+ */
+async function renewMany(
+  cmd: ScriptCommands,
   items: readonly RenewItem[],
+  sharded: boolean,
 ): Promise<boolean[]> {
-  const args: (string | number)[] = new Array(items.length * 3);
-  for (let i = 0; i < items.length; i++) {
-    const it = items[i]!;
-    args[i] = it.key;
-    args[items.length + 2 * i] = it.owner;
-    args[items.length + 2 * i + 1] = it.leaseMs;
-  }
-  const out = await cmd.lockyardRenewMany(items.length, ...args);
-  return out.map((v) => v === 1);
-}
-
-/** A script may only touch keys of one slot on a Cluster: one call per slot, all in parallel. */
-async function renewBySlot(
-  cmd: ReturnType<typeof withScripts>,
-  items: readonly RenewItem[],
-): Promise<boolean[]> {
-  const groups = new Map<number, number[]>();
-  items.forEach((it, i) => {
-    const slot = keySlot(it.key);
-    const g = groups.get(slot);
-    if (g) g.push(i);
-    else groups.set(slot, [i]);
-  });
+  const indexed = items.map((_, i) => i);
+  const parts = chunks(indexed, RENEW_CAP, sharded ? (i) => keySlot(items[i]!.key) : undefined);
   const out: boolean[] = new Array(items.length).fill(false);
   await Promise.all(
-    [...groups.values()].map(async (idx) => {
+    parts.map(async (idx) => {
       const res = await renewBatch(
         cmd,
         idx.map((i) => items[i]!),
@@ -85,4 +80,16 @@ async function renewBySlot(
     }),
   );
   return out;
+}
+
+async function renewBatch(cmd: ScriptCommands, items: readonly RenewItem[]): Promise<boolean[]> {
+  const args: (string | number)[] = new Array(items.length * 3);
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i]!;
+    args[i] = it.key;
+    args[items.length + 2 * i] = it.owner;
+    args[items.length + 2 * i + 1] = it.leaseMs;
+  }
+  const out = await cmd.lockyardRenewMany(items.length, ...args);
+  return out.map((v) => v === 1);
 }

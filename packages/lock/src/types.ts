@@ -1,6 +1,14 @@
+import type { ChainableCommander } from "ioredis";
+import type { PipelineReplies } from "./backend.js";
 import type { LockEvent } from "./events.js";
 
 export type ReleaseResult = "released" | "decremented" | "not-owner";
+
+/** What `releaseWith` answers: the release's result and the [error, reply] of each of your commands. */
+export interface ReleasedWith {
+  result: ReleaseResult;
+  replies: PipelineReplies;
+}
 
 export interface AcquireOptions {
   /** A fixed lease: no watchdog, the lock expires after it. Omit it to get the watchdog-renewed default lease. */
@@ -37,6 +45,14 @@ export interface LockHandle extends AsyncDisposable {
   /** Renews the lease now. Resolves false (and the handle becomes lost) when the owner no longer holds it. */
   renew(): Promise<boolean>;
   release(): Promise<ReleaseResult>;
+  /**
+   * Sends your ioredis `pipeline` (e.g. the guarded write) with this release queued after it. On a single Redis,
+   * when the pipeline comes from the lock's own connection, that is one round trip; otherwise (a Cluster,
+   * another connection, Redlock, PostgreSQL) the pipeline is sent first and the release after it. Your commands
+   * run while the lock is held; each one's error is in `replies`, never hiding the release. Rejects only when
+   * the pipeline could not be sent at all (the release is still attempted) or the release itself failed.
+   */
+  releaseWith(pipeline: ChainableCommander): Promise<ReleasedWith>;
 }
 
 export interface LockInfo {

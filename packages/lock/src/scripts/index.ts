@@ -1,13 +1,15 @@
 import type { Cluster, Redis } from "ioredis";
 import { acquire } from "./acquire.js";
+import { acquireMany } from "./acquire-many.js";
 import { fencedWrite } from "./fenced-write.js";
 import { release } from "./release.js";
+import { releaseMany } from "./release-many.js";
 import { renew } from "./renew.js";
 import { renewMany } from "./renew-many.js";
 
 export type RedisClient = Redis | Cluster;
 
-export const scripts = [acquire, renew, renewMany, release, fencedWrite] as const;
+export const scripts = [acquire, acquireMany, renew, renewMany, release, releaseMany, fencedWrite] as const;
 
 type K = string;
 /** Typed view of the commands defineCommand adds (ioredis does EVALSHA with the NOSCRIPT fallback). */
@@ -19,6 +21,8 @@ export interface ScriptCommands {
     leaseMs: number,
     more: string,
   ): Promise<[number, number, number?]>;
+  /** Flat: [ok, countOrPttlOrMessage, token] per lock. */
+  lockyardAcquireMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
   lockyardRenew(lock: K, owner: string, leaseMs: number): Promise<number>;
   lockyardRenewMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   lockyardRelease(
@@ -28,6 +32,8 @@ export interface ScriptCommands {
     leaseMs: number,
     sharded: string,
   ): Promise<[number, number]>;
+  /** Flat: [code, leftOrMessage] per lock. */
+  lockyardReleaseMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
   lockyardFencedWrite(stock: K, token: number, delta: number): Promise<[number, number]>;
 }
 

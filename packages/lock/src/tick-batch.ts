@@ -1,0 +1,48 @@
+/** One queued call of a per-tick batch; the sender settles it. */
+export interface Pending<R> {
+  resolve(value: R): void;
+  reject(reason: unknown): void;
+}
+
+/** The most calls one script call carries: bounds how long one batch keeps Redis busy. */
+export const BATCH_CAP = 128;
+
+/**
+ * Collects the calls made in one tick and hands them to `send` together, once the current run of
+ * callbacks and promise continuations is done (process.nextTick runs after the microtasks queued so
+ * far, so callers resumed by the same Redis reply all land in one batch). A lone call costs one
+ * nextTick and goes out as it would have alone.
+ */
+export function tickBatcher<E extends Pending<never>>(send: (batch: E[]) => void): (entry: E) => void {
+  let pending: E[] = [];
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    send(batch);
+  };
+  return (entry) => {
+    if (pending.length === 0) process.nextTick(flush);
+    pending.push(entry);
+  };
+}
+
+/** Splits `items` into runs of at most `cap`, grouped by `groupOf` (a Cluster slot) first when given. */
+export function chunks<T>(items: T[], cap: number, groupOf?: (item: T) => number): T[][] {
+  let groups: T[][] = [items];
+  if (groupOf) {
+    const bySlot = new Map<number, T[]>();
+    for (const it of items) {
+      const g = groupOf(it);
+      const list = bySlot.get(g);
+      if (list) list.push(it);
+      else bySlot.set(g, [it]);
+    }
+    groups = [...bySlot.values()];
+  }
+  const out: T[][] = [];
+  for (const g of groups) {
+    if (g.length <= cap) out.push(g);
+    else for (let i = 0; i < g.length; i += cap) out.push(g.slice(i, i + cap));
+  }
+  return out;
+}
