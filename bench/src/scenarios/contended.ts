@@ -4,7 +4,9 @@ import { Collector, target } from "../harness/collect.js";
 import { commandStats, statsDelta, sum } from "../harness/commandstats.js";
 import { callsDelta, clientCalls } from "../harness/connections.js";
 import { progress } from "../harness/progress.js";
+import { sqlCalls } from "../harness/sql-counter.js";
 import { ratios, rotate, spread } from "../harness/stats.js";
+import { pgVersusRedis } from "../report/stores.js";
 import { contendOnce } from "./contend-once.js";
 import type { BenchContext, Row, ScenarioResult } from "./types.js";
 
@@ -23,6 +25,7 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
   const tasks = ctx.quick ? 50 : TASKS;
   const seedDesign = ctx.peers.find((p) => p.id === "seed");
   const otherPeers = ctx.peers.filter((p) => p.id !== "seed");
+  const others = ctx.otherStores ?? [];
   const configs: Config[] = [
     { lib: floor, profile: "recommended", row: "floor" },
     ...[ctx.lockyard, ...otherPeers].map((lib) => ({
@@ -33,6 +36,10 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
     // The seed design has a single set of settings, which are the seed's: one run serves both tables.
     ...(seedDesign ? [{ lib: seedDesign, profile: "seed" as const, row: "seed@seed" }] : []),
     ...[ctx.lockyard, ...otherPeers].map((lib) => ({ lib, profile: "seed" as const, row: `${lib.id}@seed` })),
+    // Lockyard on another store (PostgreSQL), last so the Redis rows read as before.
+    ...others.flatMap((lib) =>
+      (["recommended", "seed"] as const).map((profile) => ({ lib, profile, row: `${lib.id}@${profile}` })),
+    ),
   ];
   const col = new Collector();
   const settings: Record<string, string> = {};
@@ -52,6 +59,7 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
       });
       const lib0 = clientCalls(`lib-${cfg.lib.id}`);
       const work0 = clientCalls("bench-work");
+      const sql0 = sqlCalls(`lib-${cfg.lib.id}`);
       const stats0 = await commandStats(ctx.admin);
       const out = await contendOnce(c, ctx.work, {
         key: "c:stock",
@@ -63,14 +71,18 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
       const stats1 = await commandStats(ctx.admin);
       const lockCalls = callsDelta(lib0, clientCalls(`lib-${cfg.lib.id}`));
       const workCalls = callsDelta(work0, clientCalls("bench-work"));
+      const sql = callsDelta(sql0, sqlCalls(`lib-${cfg.lib.id}`));
+      const onRedis = !others.includes(cfg.lib);
       const server = statsDelta(stats0, stats1);
       await c.close();
       const acq = Math.max(1, out.acquired);
       col.add(cfg.row, "wallMs", out.wallMs);
       col.add(cfg.row, "timeouts", out.timeouts);
       col.add(cfg.row, "finalStock", out.finalStock);
-      col.add(cfg.row, "lockCallsPerAcq", lockCalls.total / acq);
-      col.add(cfg.row, "serverCmdsPerAcq", (sum(server) - workCalls.total) / acq);
+      if (onRedis) {
+        col.add(cfg.row, "lockCallsPerAcq", lockCalls.total / acq);
+        col.add(cfg.row, "serverCmdsPerAcq", (sum(server) - workCalls.total) / acq);
+      } else col.add(cfg.row, "sqlPerAcq", sql.total / acq);
       col.add(cfg.row, "overlaps", out.overlaps);
       if (out.errors > 0) notes.push(`${cfg.row} round ${round}: ${out.errors} acquire/release errors.`);
       const scripts = (server.evalsha ?? 0) + (server.eval ?? 0);
@@ -78,10 +90,14 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
       if (scripts !== sent)
         notes.push(`${cfg.row} round ${round}: commandstats EVAL/EVALSHA ${scripts} ≠ ${sent} sent.`);
       if (round === 1 && cfg.lib.id !== "floor") {
-        notes.push(`${cfg.row} lock calls sent in round 1: ${JSON.stringify(lockCalls.byCommand)}.`);
+        notes.push(
+          onRedis
+            ? `${cfg.row} lock calls sent in round 1: ${JSON.stringify(lockCalls.byCommand)}.`
+            : `${cfg.row} SQL statements sent in round 1: ${JSON.stringify(sql.byCommand)}.`,
+        );
       }
       progress(
-        `(c) contended · ${cfg.lib.label} [${cfg.profile}] · round ${round}/${ctx.rounds}: ${out.wallMs.toFixed(0)} ms, ${out.timeouts} timeouts, stock ${out.finalStock}, ${(lockCalls.total / acq).toFixed(1)} lock calls/acq`,
+        `(c) contended · ${cfg.lib.label} [${cfg.profile}] · round ${round}/${ctx.rounds}: ${out.wallMs.toFixed(0)} ms, ${out.timeouts} timeouts, stock ${out.finalStock}, ${((onRedis ? lockCalls : sql).total / acq).toFixed(1)} ${onRedis ? "lock calls" : "SQL statements"}/acq`,
       );
     }
   }
@@ -107,7 +123,7 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
       target("0 timeouts with the seed's settings (worst run)", seedRow.values.timeouts!.max, "<=", 0),
     ];
   }
-  return {
+  const result: ScenarioResult = {
     id: "c",
     title: `(c) Contended: ${tasks} tasks on one key, GET → ${WORK_MS} ms → SET stock−1, from stock ${STOCK}`,
     columns: [
@@ -118,9 +134,13 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
       { key: "lockCallsPerAcq", header: "lock calls/acq", digits: 2 },
       { key: "serverCmdsPerAcq", header: "Redis cmds/acq incl. in scripts", digits: 1 },
       { key: "overlaps", header: "overlapping holds", digits: 0 },
+      ...(others.length ? [{ key: "sqlPerAcq", header: "SQL statements/acq (PostgreSQL)", digits: 2 }] : []),
     ],
     rows,
     settings,
     notes,
   };
+  const measured = pgVersusRedis(result);
+  if (measured) notes.unshift(measured);
+  return result;
 }

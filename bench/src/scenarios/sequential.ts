@@ -8,7 +8,7 @@ const WARMUP = 300;
 /** (a) Uncontended acquire+release pairs, one after another, each on a key nobody else uses. */
 export async function sequential(ctx: BenchContext): Promise<ScenarioResult> {
   const pairs = ctx.quick ? 500 : 2_000;
-  const libs = [ctx.lockyard, ...ctx.peers];
+  const libs = [ctx.lockyard, ...ctx.peers, ...(ctx.otherStores ?? [])];
   const col = new Collector();
   const settings: Record<string, string> = {};
   for (let round = 1; round <= ctx.throughputRounds; round++) {

@@ -15,6 +15,11 @@ export interface BenchContext {
   quick: boolean;
   lockyard: ContenderFactory;
   peers: ContenderFactory[];
+  /**
+   * Lockyard on other stores than Redis (PostgreSQL, when it could be started): rows in (a), (b) and (c),
+   * never counted as peers in a target.
+   */
+  otherStores?: ContenderFactory[];
 }
 
 export interface Column {
