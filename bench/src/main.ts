@@ -1,9 +1,11 @@
 import { parseArgs } from "node:util";
 import { lockyard } from "./contenders/lockyard.js";
+import { postgresContender } from "./contenders/postgres.js";
 import { redisSemaphore } from "./contenders/redis-semaphore.js";
 import { redlock } from "./contenders/redlock.js";
 import { seedDesign } from "./contenders/seed.js";
 import { connect, installCommandCounter } from "./harness/connections.js";
+import { type BenchPostgres, startBenchPostgres } from "./harness/postgres.js";
 import { elapsedSeconds, progress } from "./harness/progress.js";
 import { startBenchRedis } from "./harness/redis-server.js";
 import { scenarioTable } from "./report/markdown.js";
@@ -51,10 +53,20 @@ async function main(): Promise<void> {
   progress(`redis-server ${redis.url} (pid ${redis.pid}) started`);
   const admin = await connect(redis.url, "bench-admin");
   const work = await connect(redis.url, "bench-work");
+  // Lockyard's PostgreSQL backend joins (a)–(c) when PostgreSQL can be had; without it, only its rows are missing.
+  let postgres: BenchPostgres | undefined;
+  if (only.some((s) => ["a", "b", "c"].includes(s))) {
+    try {
+      postgres = await startBenchPostgres();
+      progress(`PostgreSQL ${postgres.pid ? `(pid ${postgres.pid}) started` : "from DATABASE_URL"}`);
+    } catch (err) {
+      progress(`PostgreSQL rows left out: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   const stopAll = async () => {
     admin.disconnect();
     work.disconnect();
-    await redis.stop();
+    await Promise.all([redis.stop(), postgres?.stop()]);
   };
   // Ctrl-C still stops the redis-server this bench started.
   process.once("SIGINT", () => void stopAll().finally(() => process.exit(130)));
@@ -68,6 +80,7 @@ async function main(): Promise<void> {
       quick: args.quick,
       lockyard,
       peers: [redisSemaphore, redlock, seedDesign],
+      otherStores: postgres ? [postgresContender(postgres)] : [],
     };
     const scenarios: ScenarioResult[] = [];
     for (const id of only) {

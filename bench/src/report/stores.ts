@@ -19,12 +19,13 @@ export function pgVersusRedis(c: ScenarioResult | undefined): string | undefined
   const seed = ratio("seed");
   const pgRec = row("postgres@recommended")!.values;
   const redisRec = row("lockyard@recommended")!.values;
-  const range = (s: { min: number; max: number }) => `${num(s.min, 1)}–${num(s.max, 1)}`;
+  const range = (s: { min: number; max: number }) => `${num(s.min, 2)}–${num(s.max, 2)}`;
+  const withSeed =
+    seed && Number.isFinite(seed.median)
+      ? ` and ${num(seed.median, 2)}× (${range(seed)}) with the seed's`
+      : "";
   return (
-    `Measured, the seed's "database lock: simple, but slower": on PostgreSQL, Lockyard took ${num(rec.median, 1)}× (${range(rec)}) the wall time it took on Redis with recommended settings` +
-    (seed && Number.isFinite(seed.median)
-      ? ` and ${num(seed.median, 1)}× (${range(seed)}) with the seed's`
-      : "") +
-    ` (${num(pgRec.wallMs!.median, 0)} vs ${num(redisRec.wallMs!.median, 0)} ms), sending ${num(pgRec.sqlPerAcq?.median ?? Number.NaN, 2)} SQL statements per acquisition where Redis took ${num(redisRec.lockCallsPerAcq?.median ?? Number.NaN, 2)} calls.`
+    `Measured, the seed's "database lock: simple, but slower": on PostgreSQL, Lockyard took ${num(rec.median, 2)}× (${range(rec)}) the wall time it took on Redis with recommended settings` +
+    ` (${num(pgRec.wallMs!.median, 0)} vs ${num(redisRec.wallMs!.median, 0)} ms)${withSeed}, sending ${num(pgRec.sqlPerAcq?.median ?? Number.NaN, 2)} SQL statements per acquisition where Redis took ${num(redisRec.lockCallsPerAcq?.median ?? Number.NaN, 2)} calls.`
   );
 }
