@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `npm run bench`: Lockyard against redis-semaphore, node-redlock and the seed design, in one run, on a
-// redis-server the bench starts itself. Plain Node with no dependencies: it runs before `npm ci`.
+// redis-server the bench starts itself (plus Lockyard on a PostgreSQL it starts, when PostgreSQL is installed).
+// Plain Node with no dependencies: it runs before `npm ci`.
 // Extra arguments go to the bench: `npm run bench -- --only=c --rounds=5`, `npm run bench -- --quick`.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { pgBinDir } from "./lib/postgres.mjs";
 import { exec } from "./lib/procs.mjs";
 import { checkNode, ensureDependencies, ensureSystemPackages, fail } from "./lib/system.mjs";
 
@@ -14,6 +16,14 @@ ensureDependencies(root);
 ensureSystemPackages([{ bin: "redis-server", pkg: "redis-server" }], {
   why: "the bench runs on a real redis-server",
 });
+// Optional: Lockyard's PostgreSQL backend gets rows in (a)–(c) when PostgreSQL is installed (or DATABASE_URL is
+// set); without it the bench says so and runs everything else.
+if (!process.env.DATABASE_URL) {
+  ensureSystemPackages([{ bin: "initdb", pkg: "postgresql", found: pgBinDir }], {
+    why: "the bench also measures Lockyard's PostgreSQL backend",
+    optional: true,
+  });
+}
 
 // The bench and the library it measures, plus the API that scenario (e) starts twice.
 const { code: built } = await exec(

@@ -1,3 +1,4 @@
+import pg from "pg";
 import { repoPath } from "./repo.js";
 
 export interface BenchPostgres {
@@ -22,7 +23,10 @@ interface PostgresLib {
  */
 export async function startBenchPostgres(): Promise<BenchPostgres> {
   const external = process.env.DATABASE_URL;
-  if (external) return { url: external, pid: undefined, source: "DATABASE_URL", stop: async () => {} };
+  if (external) {
+    await probe(external);
+    return { url: external, pid: undefined, source: "DATABASE_URL", stop: async () => {} };
+  }
   const lib = (await import(repoPath("scripts/lib/postgres.mjs"))) as PostgresLib;
   const pg = await lib.startPostgres();
   return {
@@ -32,4 +36,18 @@ export async function startBenchPostgres(): Promise<BenchPostgres> {
       "a PostgreSQL the bench started (initdb into a temp dir; fsync, synchronous_commit and full_page_writes off)",
     stop: () => pg.stop(),
   };
+}
+
+/** Fails now, with the reason, rather than halfway through a scenario. */
+async function probe(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+  } catch (err) {
+    throw new Error(`DATABASE_URL does not answer: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

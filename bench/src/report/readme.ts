@@ -5,6 +5,7 @@ import type { ScenarioResult } from "../scenarios/types.js";
 import { num } from "./format.js";
 import { summaryTable } from "./markdown.js";
 import type { BenchReport } from "./report.js";
+import { pgVersusRedis } from "./stores.js";
 
 const START = "<!-- bench:start -->";
 const END = "<!-- bench:end -->";
@@ -15,6 +16,8 @@ interface Pick {
   row: (libId: string) => string;
   metric: string;
   digits: number;
+  /** Read when the row has no `metric`: another store's own count (e.g. SQL statements), with its unit. */
+  otherStore?: { metric: string; unit: string };
 }
 
 const PICKS: Pick[] = [
@@ -33,6 +36,7 @@ const PICKS: Pick[] = [
     row: (id) => (id === "seed" ? "seed@seed" : `${id}@recommended`),
     metric: "lockCallsPerAcq",
     digits: 1,
+    otherStore: { metric: "sqlPerAcq", unit: " SQL" },
   },
   {
     header: "(c) timeouts, seed settings",
@@ -56,7 +60,9 @@ function value(scenarios: ScenarioResult[], pick: Pick, libId: string): string {
   const rowId = pick.row(libId);
   const row = s?.rows.find((r) => r.id === rowId);
   const v: Spread | undefined = row?.values[pick.metric];
-  return v ? num(v.median, pick.digits) : "–";
+  if (v) return num(v.median, pick.digits);
+  const alt = pick.otherStore && row?.values[pick.otherStore.metric];
+  return alt ? `${num(alt.median, pick.digits)}${pick.otherStore!.unit}` : "–";
 }
 
 /** One compact table across scenarios (medians only), then the targets. */
@@ -66,14 +72,17 @@ export function readmeSection(report: BenchReport): string {
     ["redis-semaphore", "redis-semaphore Mutex"],
     ["redlock", "node-redlock 5β"],
     ["seed", "seed design (100 ms poll)"],
+    ["postgres", "Lockyard on PostgreSQL (lock table)"],
   ] as const;
   const floor = report.scenarios.find((s) => s.id === "c")?.rows.find((r) => r.id === "floor");
   const lines = [
     `| | ${PICKS.map((p) => p.header).join(" | ")} |`,
     `| --- | ${PICKS.map(() => "---:").join(" | ")} |`,
-    ...libs.map(
-      ([id, label]) => `| ${label} | ${PICKS.map((p) => value(report.scenarios, p, id)).join(" | ")} |`,
-    ),
+    ...libs
+      .filter(
+        ([id]) => id !== "postgres" || report.scenarios.some((s) => s.rows.some((r) => r.id.startsWith(id))),
+      )
+      .map(([id, label]) => `| ${label} | ${PICKS.map((p) => value(report.scenarios, p, id)).join(" | ")} |`),
   ];
   if (floor) {
     const wall = num(floor.values.wallMs?.median ?? Number.NaN, 0);
@@ -89,6 +98,9 @@ export function readmeSection(report: BenchReport): string {
     "",
     lines.join("\n"),
     "",
+    ...[pgVersusRedis(report.scenarios.find((s) => s.id === "c"))].flatMap((line) =>
+      line ? [line, ""] : [],
+    ),
     summaryTable(report),
   ].join("\n");
 }

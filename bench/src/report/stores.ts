@@ -26,6 +26,6 @@ export function pgVersusRedis(c: ScenarioResult | undefined): string | undefined
       : "";
   return (
     `Measured, the seed's "database lock: simple, but slower": on PostgreSQL, Lockyard took ${num(rec.median, 2)}× (${range(rec)}) the wall time it took on Redis with recommended settings` +
-    ` (${num(pgRec.wallMs!.median, 0)} vs ${num(redisRec.wallMs!.median, 0)} ms)${withSeed}, sending ${num(pgRec.sqlPerAcq?.median ?? Number.NaN, 2)} SQL statements per acquisition where Redis took ${num(redisRec.lockCallsPerAcq?.median ?? Number.NaN, 2)} calls.`
+    ` (${num(pgRec.wallMs!.median, 0)} vs ${num(redisRec.wallMs!.median, 0)} ms)${withSeed}, sending ${num(pgRec.sqlPerAcq?.median ?? Number.NaN, 2)} SQL statements per acquisition where Redis took ${num(redisRec.lockCallsPerAcq?.median ?? Number.NaN, 2)} calls: waiters queue inside the process, so the store sees about one acquire and one release per hold either way and the gap is the cost of those round trips (uncontended, (a) shows it alone).`
   );
 }
