@@ -1,4 +1,4 @@
-import type { AcquireReply, LockBackend } from "./backend.js";
+import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
 import type { Config } from "./config.js";
 import { LocksClosedError, LockTimeoutError } from "./errors.js";
 import type { Handle } from "./handle.js";
@@ -40,6 +40,7 @@ export interface Request extends Lease {
   owner: string;
   waitMs: number;
   signal: AbortSignal | undefined;
+  reads: ReadsFn | undefined;
   /** Try Redis first even when local waiters queue: a re-entry must not wait behind its own holder. */
   bypass: boolean;
 }
@@ -72,7 +73,7 @@ export async function acquireLoop(
     const sentAt = performance.now();
     let r: AcquireReply;
     try {
-      r = await backend.acquire(q.resource, q.key, q.owner, q.leaseMs, false);
+      r = await backend.acquire(q.resource, q.key, q.owner, q.leaseMs, false, q.reads);
     } catch (err) {
       endFast(host, q.resource, undefined, false);
       throw err;
@@ -120,7 +121,7 @@ export async function acquireLoop(
         epoch = g.epoch;
         const more = g.queue.length > 1;
         const sentAt = performance.now();
-        const r = await backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more);
+        const r = await backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads);
         attempts++;
         if (r[0] === 1) {
           done = true;

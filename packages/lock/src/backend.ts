@@ -1,4 +1,4 @@
-import type { ChainableCommander } from "ioredis";
+import type { RedisClient } from "./scripts/index.js";
 import type { LockInfo } from "./types.js";
 
 /**
@@ -14,24 +14,28 @@ export interface LockBackend {
     owner: string,
     leaseMs: number,
     moreWaiters: boolean,
+    /** Only when `canRead`: commands to send right after the attempt, in the same round trip where possible. */
+    reads?: ReadsFn,
   ): Promise<AcquireReply>;
+  /** True when acquire() can carry `reads` (AcquireOptions.reads); the core refuses that option otherwise. */
+  readonly canRead?: boolean;
   renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
   /** One answer per item, in order. Batches as few calls as the store allows. */
   renewMany(items: readonly RenewItem[]): Promise<boolean[]>;
   /** [0] not-owner; [1, left] decremented; [2] released. */
   release(resource: string, key: string, owner: string, leaseMs: number): Promise<ReleaseReply>;
   /**
-   * Optional: queues the release as the last command of the caller's pipeline and sends it, so the caller's
-   * commands and the release cost one round trip. Returns undefined (nothing sent) when this pipeline cannot
-   * carry it; the handle then sends the pipeline and the release one after the other.
+   * Optional (Redis stores): issues the caller's write, then the release, so that Redis runs the write while
+   * the lock is held; on one connection both go out in one socket write. The release is sent whatever
+   * becomes of the write.
    */
-  releaseIn?(
-    pipeline: ChainableCommander,
+  releaseAfter?<T>(
+    write: WriteFn<T>,
     resource: string,
     key: string,
     owner: string,
     leaseMs: number,
-  ): Promise<{ reply: ReleaseReply; replies: PipelineReplies }> | undefined;
+  ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> };
   list(match: string, count: number, limit: number): Promise<Omit<LockInfo, "leaseMs">[]>;
   /** A subscriber to release notifications; made lazily, on first contention. */
   createSubscriber(onRelease: (resource: string) => void): ReleaseSubscriber;
@@ -44,11 +48,13 @@ export interface LockBackend {
   validityMarginMs?(leaseMs: number): number;
 }
 
-export type AcquireReply = [1, number, number | null] | [0, number];
+/** A success carries the promise of the attempt's `reads`, when it had some. */
+export type AcquireReply = [1, number, number | null, Promise<unknown>?] | [0, number];
+/** Read-only commands issued on the lock's own client right after an acquire attempt. */
+export type ReadsFn = (redis: RedisClient) => Promise<unknown>;
+/** A write issued on the lock's own client right before the release. */
+export type WriteFn<T> = (redis: RedisClient) => Promise<T>;
 export type ReleaseReply = [0 | 1 | 2, number?];
-
-/** What ioredis's pipeline.exec() answers: one [error, reply] per command, in order. */
-export type PipelineReplies = [error: Error | null, reply: unknown][];
 
 export interface RenewItem {
   key: string;

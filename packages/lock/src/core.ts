@@ -1,5 +1,5 @@
 import { acquireLoop, type Lease, type LoopHost, type Waited } from "./acquire-loop.js";
-import type { AcquireReply, LockBackend } from "./backend.js";
+import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
 import type { Config } from "./config.js";
 import { InvalidOptionError, LockLostError, LocksClosedError } from "./errors.js";
 import { Handle, type HandleHost } from "./handle.js";
@@ -137,6 +137,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       lease.watchdog,
       w.sentAt,
     );
+    if (r[3]) h.reads = r[3];
     this.scheduler.add(h);
     this.emit?.({
       type: "acquired",
@@ -162,6 +163,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     let waitMs = this.cfg.waitMs;
     let owner: string | undefined;
     let signal: AbortSignal | undefined;
+    let reads: ReadsFn | undefined;
     if (opts !== undefined) {
       if (typeof opts !== "object" || opts === null)
         throw new InvalidOptionError("options", opts, "an object");
@@ -172,6 +174,12 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       if (opts.waitMs !== undefined) waitMs = checkMs("waitMs", opts.waitMs, 0);
       if (opts.owner !== undefined) owner = checkOwner(opts.owner);
       signal = checkSignal(opts.signal);
+      if (opts.reads !== undefined) {
+        if (typeof opts.reads !== "function") throw new InvalidOptionError("reads", opts.reads, "a function");
+        if (!this.backend.canRead)
+          throw new InvalidOptionError("reads", "set", "unset: this store cannot send reads");
+        reads = opts.reads;
+      }
       signal?.throwIfAborted();
     }
     owner ??= this.scope.ownerOf(resource);
@@ -186,6 +194,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
         watchdog,
         waitMs: tryOnce ? 0 : waitMs,
         signal,
+        reads,
         bypass,
       },
       !tryOnce,

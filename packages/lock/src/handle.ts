@@ -1,5 +1,4 @@
-import type { ChainableCommander } from "ioredis";
-import type { LockBackend, PipelineReplies, ReleaseReply } from "./backend.js";
+import type { LockBackend, ReleaseReply, WriteFn } from "./backend.js";
 import {
   InvalidOptionError,
   LockLostError,
@@ -8,7 +7,7 @@ import {
   type LostReason,
 } from "./errors.js";
 import type { LockEvent } from "./events.js";
-import type { LockHandle, ReleasedWith, ReleaseResult } from "./types.js";
+import type { LockHandle, ReleasedAfter, ReleaseResult } from "./types.js";
 
 /** What a handle needs from the Locks that made it. */
 export interface HandleHost {
@@ -36,6 +35,7 @@ export class Handle implements LockHandle {
   nextRenewAt: number;
   renewing = false;
   lostError: LockLostError | undefined;
+  reads: Promise<unknown> | undefined;
   private ac: AbortController | undefined;
 
   constructor(
@@ -115,32 +115,16 @@ export class Handle implements LockHandle {
     );
   }
 
-  async releaseWith(pipeline: ChainableCommander): Promise<ReleasedWith> {
+  async releaseAfter<T>(write: WriteFn<T>): Promise<ReleasedAfter<T>> {
     this.usable();
-    if (typeof pipeline !== "object" || pipeline === null || typeof pipeline.exec !== "function") {
-      throw new InvalidOptionError("pipeline", pipeline, "an ioredis pipeline");
-    }
-    this.markReleased();
+    if (typeof write !== "function") throw new InvalidOptionError("write", write, "a function");
     const { backend } = this.host;
-    const oneTrip = backend.releaseIn?.(pipeline, this.resource, this.key, this.owner, this.leaseMs);
-    if (oneTrip) {
-      const { reply, replies } = await oneTrip;
-      return { result: this.releasedAs(reply), replies };
-    }
-    // Another connection or store: the commands first (they run under the lock), then the release, which is
-    // sent whatever became of them so that a failed write never leaves the lock held.
-    let replies: PipelineReplies = [];
-    let failed = false;
-    let error: unknown;
-    try {
-      replies = (await pipeline.exec()) ?? [];
-    } catch (e) {
-      failed = true;
-      error = e;
-    }
-    const result = this.releasedAs(await backend.release(this.resource, this.key, this.owner, this.leaseMs));
-    if (failed) throw error;
-    return { result, replies };
+    if (!backend.releaseAfter) throw new InvalidOptionError("releaseAfter", "called", "a lock on Redis");
+    this.markReleased();
+    const r = backend.releaseAfter(write, this.resource, this.key, this.owner, this.leaseMs);
+    // The release's answer first: its event must not trail the next owner's "acquired".
+    const result = this.releasedAs(await r.reply);
+    return { result, write: await r.write };
   }
 
   private markReleased(): void {

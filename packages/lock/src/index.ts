@@ -1,10 +1,11 @@
 export type {
   AcquireReply,
   LockBackend,
-  PipelineReplies,
+  ReadsFn,
   ReleaseReply,
   ReleaseSubscriber,
   RenewItem,
+  WriteFn,
 } from "./backend.js";
 export {
   InvalidOptionError,
@@ -19,7 +20,7 @@ export {
   QuorumError,
 } from "./errors.js";
 export type { LockEvent, LockEventType } from "./events.js";
-export { type FencedWriteResult, fencedWrite, fencedWriteReply, queueFencedWrite } from "./fenced-write.js";
+export { type FencedWriteResult, fencedWrite } from "./fenced-write.js";
 export { createLocks, createLocksWithBackend, type LocksOptions } from "./locks.js";
 export { createRedlock, type RedlockOptions } from "./redlock.js";
 export { fenceKey, isValidResource, lockKey, releaseChannel } from "./resource.js";
@@ -31,7 +32,7 @@ export type {
   LockHandle,
   LockInfo,
   Locks,
-  ReleasedWith,
+  ReleasedAfter,
   ReleaseResult,
   RetryOptions,
 } from "./types.js";

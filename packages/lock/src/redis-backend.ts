@@ -1,7 +1,8 @@
 import type { Cluster, Redis } from "ioredis";
-import type { LockBackend, ReleaseReply, RenewItem } from "./backend.js";
+import type { LockBackend, RenewItem } from "./backend.js";
 import { batchedScripts } from "./redis-batch.js";
 import { listRedis } from "./redis-list.js";
+import { acquireThenRead, writeThenRelease } from "./redis-reads.js";
 import { createRedisSubscriber } from "./redis-subscriber.js";
 import { fenceKey, releaseChannel } from "./resource.js";
 import { type RedisClient, type ScriptCommands, withScripts } from "./scripts/index.js";
@@ -21,9 +22,12 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
   const shardedFlag = sharded ? "1" : "0";
   const batched = batchedScripts(cmd, sharded);
   return {
-    acquire(resource, key, owner, leaseMs, moreWaiters) {
+    acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
+      if (reads)
+        return acquireThenRead(redis, cmd, batched, resource, key, owner, leaseMs, moreWaiters, reads);
       return batched.acquire(key, fenceKey(resource), owner, leaseMs, moreWaiters);
     },
+    canRead: true,
     async renew(key, owner, leaseMs) {
       return (await cmd.lockyardRenew(key, owner, leaseMs)) === 1;
     },
@@ -31,19 +35,8 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
     release(resource, key, owner, leaseMs) {
       return batched.release(key, releaseChannel(resource), owner, leaseMs);
     },
-    releaseIn(pipeline, resource, key, owner, leaseMs) {
-      // Only a pipeline of this very connection reaches the lock's server; a Cluster pipeline must stay in one slot.
-      const p = pipeline as unknown as { redis?: unknown; isCluster?: boolean } & Partial<ScriptCommands>;
-      if (sharded || p.redis !== redis || p.isCluster || typeof p.lockyardRelease !== "function")
-        return undefined;
-      p.lockyardRelease(key, releaseChannel(resource), owner, leaseMs, shardedFlag);
-      return pipeline.exec().then((replies) => {
-        const all = replies ?? [];
-        const last = all[all.length - 1];
-        if (!last) throw new Error("the pipeline answered without the release");
-        if (last[0]) throw last[0];
-        return { reply: last[1] as ReleaseReply, replies: all.slice(0, -1) };
-      });
+    releaseAfter(write, resource, key, owner, leaseMs) {
+      return writeThenRelease(redis, cmd, write, key, releaseChannel(resource), owner, leaseMs, shardedFlag);
     },
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];

@@ -30,8 +30,8 @@ export function withReplicaAck(
   const node = redis as Redis;
   return {
     ...backend,
-    async acquire(resource, key, owner, leaseMs, moreWaiters) {
-      const r = await backend.acquire(resource, key, owner, leaseMs, moreWaiters);
+    async acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
+      const r = await backend.acquire(resource, key, owner, leaseMs, moreWaiters, reads);
       if (r[0] !== 1) return r;
       let acked = 0;
       let cause: unknown;

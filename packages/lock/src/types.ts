@@ -1,13 +1,12 @@
-import type { ChainableCommander } from "ioredis";
-import type { PipelineReplies } from "./backend.js";
+import type { ReadsFn, WriteFn } from "./backend.js";
 import type { LockEvent } from "./events.js";
 
 export type ReleaseResult = "released" | "decremented" | "not-owner";
 
-/** What `releaseWith` answers: the release's result and the [error, reply] of each of your commands. */
-export interface ReleasedWith {
+/** What `releaseAfter` answers: the release's result, and how your write settled. */
+export interface ReleasedAfter<T> {
   result: ReleaseResult;
-  replies: PipelineReplies;
+  write: PromiseSettledResult<T>;
 }
 
 export interface AcquireOptions {
@@ -19,6 +18,14 @@ export interface AcquireOptions {
   owner?: string;
   /** Cancels the wait; the promise rejects with `signal.reason`. */
   signal?: AbortSignal;
+  /**
+   * Read-only commands issued on the lock's own client (the argument) right after each acquisition attempt,
+   * e.g. `(r) => r.hget(key, "qty")`. Redis runs them after the grant, so they see the state under the lock;
+   * on a single Redis they go out in the same socket write as the attempt (no extra round trip). The winning
+   * attempt's promise is `handle.reads`. A failed attempt runs them too and drops the answer: never write here.
+   * On a Cluster they are issued after the grant. Redis stores only (InvalidOptionError elsewhere).
+   */
+  reads?: ReadsFn;
 }
 
 export interface RetryOptions {
@@ -40,19 +47,20 @@ export interface LockHandle extends AsyncDisposable {
   readonly count: number;
   /** Aborts with a LockLostError when the lock is lost. */
   readonly signal: AbortSignal;
+  /** What the acquisition's `reads` option answered; undefined without it. */
+  readonly reads: Promise<unknown> | undefined;
   /** True until released or lost (including when the local deadline has passed). */
   isHeld(): boolean;
   /** Renews the lease now. Resolves false (and the handle becomes lost) when the owner no longer holds it. */
   renew(): Promise<boolean>;
   release(): Promise<ReleaseResult>;
   /**
-   * Sends your ioredis `pipeline` (e.g. the guarded write) with this release queued after it. On a single Redis,
-   * when the pipeline comes from the lock's own connection, that is one round trip; otherwise (a Cluster,
-   * another connection, Redlock, PostgreSQL) the pipeline is sent first and the release after it. Your commands
-   * run while the lock is held; each one's error is in `replies`, never hiding the release. Rejects only when
-   * the pipeline could not be sent at all (the release is still attempted) or the release itself failed.
+   * Issues `write` on the lock's own client (the argument), e.g. a fenced write, then this release: Redis runs
+   * the write while the lock is held. On a single Redis both go out in one socket write (one round trip); on a
+   * Cluster the release follows once the write has settled. The release is sent whatever the write does, and
+   * the write's outcome comes back settled, so a failed write never hides the release. Redis stores only.
    */
-  releaseWith(pipeline: ChainableCommander): Promise<ReleasedWith>;
+  releaseAfter<T>(write: WriteFn<T>): Promise<ReleasedAfter<T>>;
 }
 
 export interface LockInfo {

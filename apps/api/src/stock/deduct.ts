@@ -8,6 +8,7 @@ import { atomicDecrement } from "./atomic.js";
 import { type FenceField, fencedStockWrite } from "./fenced.js";
 import { stockResource } from "./keys.js";
 import { withPgLock } from "./postgres-lock.js";
+import { deductUnderRedisLock, type Outcome } from "./redis-lock.js";
 import { decrementQty, readQty } from "./store.js";
 
 export interface DeductRequest {
@@ -16,10 +17,6 @@ export interface DeductRequest {
   mode: StockMode;
   workMs: number;
 }
-
-type Outcome =
-  | { ok: true; stock: number; token: number | null }
-  | { ok: false; reason: "sold-out" | "stale-token"; stock: number | null };
 
 // Deducts wait long enough that a 1000-request burst queues rather than times out.
 const LOCK_WAIT_MS = 30_000;
@@ -87,9 +84,7 @@ async function run(
           : { ok: false, reason: "sold-out", stock: r.qty };
       });
     case "redis":
-      return ctx.locks.withLock(stockResource(productId), (lock) => inside(() => fenced(lock, "fence")), {
-        waitMs: LOCK_WAIT_MS,
-      });
+      return deductUnderRedisLock(ctx, productId, quantity, workMs, LOCK_WAIT_MS, inside);
     case "postgres":
       // Fenced too, in a field of its own: PostgreSQL's tokens come from its sequence, not `fence:{r}`.
       return withPgLock(ctx, stockResource(productId), LOCK_WAIT_MS, (lock) =>

@@ -1,0 +1,69 @@
+import { fencedWrite, LockLostError } from "@lockyard/lock";
+import type { Context } from "../context.js";
+import { sleep } from "../lib/sleep.js";
+import type { LockHandle } from "../lock.js";
+import { stockKey, stockResource } from "./keys.js";
+
+export type Outcome =
+  | { ok: true; stock: number; token: number | null }
+  | { ok: false; reason: "sold-out" | "stale-token"; stock: number | null };
+
+/**
+ * The `redis` mode: check → work → fenced write under a Lockyard lock, in two round trips (acquire+read,
+ * write+release). Not withLock: its AsyncLocalStorage scope serves re-entry, which a deduct
+ * never does, and costs every request. Its guarantees are kept by hand: a lock lost before the write fails
+ * the deduct with LockLostError, the write is fenced whatever happens, and a failed release never hides the
+ * callback's own error.
+ */
+export async function deductUnderRedisLock(
+  ctx: Context,
+  productId: string,
+  quantity: number,
+  workMs: number,
+  waitMs: number,
+  inside: (fn: () => Promise<Outcome>) => Promise<Outcome>,
+): Promise<Outcome> {
+  const key = stockKey(productId);
+  // The quantity is read in the acquire's round trip, after the grant: it is the value under the lock.
+  const lock = await ctx.locks.acquire(stockResource(productId), {
+    waitMs,
+    reads: (r) => r.hget(key, "qty"),
+  });
+  let released = false;
+  let outcome: Outcome;
+  try {
+    outcome = await inside(async () => {
+      const read = (await lock.reads) as string | null;
+      const qty = read === null ? 0 : Number(read);
+      if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
+      // Reading `signal` makes an AbortController: only when there is work to abort.
+      if (workMs > 0) await sleep(workMs, lock.signal);
+      assertHeld(lock);
+      const token = lock.token ?? 0;
+      released = true;
+      const { write } = await lock.releaseAfter((r) => fencedWrite(r, key, token, -quantity));
+      if (write.status === "rejected") throw write.reason;
+      const w = write.value;
+      return w.ok ? { ok: true, stock: w.qty, token } : { ok: false, reason: "stale-token", stock: null };
+    });
+  } catch (err) {
+    if (!released) await lock.release().catch(() => {});
+    throw err;
+  }
+  if (!released) {
+    await lock.release();
+    assertNotLost(lock);
+  }
+  return outcome;
+}
+
+function assertHeld(lock: LockHandle): void {
+  if (lock.isHeld()) return;
+  throw lock.signal.reason ?? new LockLostError(lock.resource, lock.owner, "deadline");
+}
+
+/** A sold-out answer read while the lock was already lost is not trusted either (as withLock would say). */
+function assertNotLost(lock: LockHandle): void {
+  const reason: unknown = lock.signal.aborted ? lock.signal.reason : undefined;
+  if (reason) throw reason;
+}

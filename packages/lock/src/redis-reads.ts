@@ -1,0 +1,149 @@
+import { createHash } from "node:crypto";
+import type { Writable } from "node:stream";
+import type { Redis } from "ioredis";
+import type { AcquireReply, ReadsFn, ReleaseReply, WriteFn } from "./backend.js";
+import type { Batched } from "./redis-batch.js";
+import { fenceKey, releaseChannel } from "./resource.js";
+import { acquire } from "./scripts/acquire.js";
+import type { RedisClient, ScriptCommands } from "./scripts/index.js";
+
+const noop = () => {};
+const ACQUIRE_SHA = createHash("sha1").update(acquire.lua).digest("hex");
+
+const corkedNow = new WeakSet<Writable>();
+
+/**
+ * Runs `send` with the connection's socket corked until the end of the tick, so the commands it issues, and
+ * those that other callers issue in the same tick (requests resumed by one Redis reply), leave in one write.
+ * Only a ready single connection writes at once; otherwise ioredis queues the commands, still in order.
+ */
+function corked(redis: RedisClient, send: () => void): void {
+  const stream = (redis as { stream?: Writable }).stream;
+  if (
+    !corkedNow.has(stream as Writable) &&
+    (redis as { status?: string }).status === "ready" &&
+    stream &&
+    typeof stream.cork === "function"
+  ) {
+    stream.cork();
+    corkedNow.add(stream);
+    process.nextTick(() => {
+      corkedNow.delete(stream);
+      stream.uncork();
+    });
+  }
+  send();
+}
+
+/**
+ * An acquire attempt followed by the caller's read-only commands. On a single Redis they leave in one write,
+ * the reads after the attempt on the same connection, so Redis runs them after the grant.
+ * (Its promise settles as many microtask turns after the reply as a batched call's, so that events of
+ * callers answered in one Redis reply keep Redis's order: a release's before the next owner's grant.)
+ */
+export function acquireThenRead(
+  redis: RedisClient,
+  cmd: ScriptCommands,
+  batched: Batched,
+  resource: string,
+  key: string,
+  owner: string,
+  leaseMs: number,
+  more: boolean,
+  reads: ReadsFn,
+): Promise<AcquireReply> {
+  if ((redis as { isCluster?: boolean }).isCluster === true) {
+    return clusterAcquireThenRead(redis, batched, resource, key, owner, leaseMs, more, reads);
+  }
+  const fence = fenceKey(resource);
+  const flag = more ? "1" : "0";
+  let attempt!: Promise<unknown>;
+  let read!: Promise<unknown>;
+  corked(redis, () => {
+    // Plain EVALSHA, not the defined command: on NOSCRIPT ioredis would re-send that one after the reads.
+    attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, fence, owner, leaseMs, flag);
+    read = reads(redis);
+  });
+  // The caller may never look at a failed attempt's read: its rejection must not go unhandled.
+  read.catch(noop);
+  return attempt
+    .catch(async (err: unknown) => {
+      if (!String((err as Error)?.message).includes("NOSCRIPT")) throw err;
+      // Redis lacked the script, so the reads ran before any grant: acquire as usual, then read again.
+      const r = (await cmd.lockyardAcquire(key, fence, owner, leaseMs, flag)) as AcquireReply;
+      if (r[0] === 1) {
+        read = reads(redis);
+        read.catch(noop);
+      }
+      return r;
+    })
+    .then((reply) => {
+      const r = reply as AcquireReply;
+      return r[0] === 1 ? [1, r[1], r[2], read] : r;
+    });
+}
+
+/** On a Cluster the reads may live in other slots: issued after the grant, which is undone if they cannot be. */
+async function clusterAcquireThenRead(
+  redis: RedisClient,
+  batched: Batched,
+  resource: string,
+  key: string,
+  owner: string,
+  leaseMs: number,
+  more: boolean,
+  reads: ReadsFn,
+): Promise<AcquireReply> {
+  const r = await batched.acquire(key, fenceKey(resource), owner, leaseMs, more);
+  if (r[0] !== 1) return r;
+  let read: Promise<unknown>;
+  try {
+    read = reads(redis);
+  } catch (err) {
+    await batched.release(key, releaseChannel(resource), owner, leaseMs).catch(noop);
+    throw err;
+  }
+  read.catch(noop);
+  return [1, r[1], r[2], read];
+}
+
+/**
+ * The caller's write, then the release. On a single Redis both leave in one write and run in that order.
+ * On a Cluster they may be on different nodes, so the release waits until the write has settled.
+ * (If the write is an ioredis script that Redis lost while connected, e.g. after SCRIPT FLUSH, ioredis sends
+ * it again once NOSCRIPT comes back, after the release: such writes must be fenced, as the stock demo's is.)
+ */
+export function writeThenRelease<T>(
+  redis: RedisClient,
+  cmd: ScriptCommands,
+  write: WriteFn<T>,
+  key: string,
+  channel: string,
+  owner: string,
+  leaseMs: number,
+  shardedFlag: string,
+): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> } {
+  const run = (): Promise<PromiseSettledResult<T>> => {
+    try {
+      return write(redis).then(
+        (value): PromiseSettledResult<T> => ({ status: "fulfilled", value }),
+        (reason: unknown): PromiseSettledResult<T> => ({ status: "rejected", reason }),
+      );
+    } catch (reason) {
+      return Promise.resolve({ status: "rejected", reason });
+    }
+  };
+  const release = () =>
+    cmd.lockyardRelease(key, channel, owner, leaseMs, shardedFlag) as Promise<ReleaseReply>;
+  if (shardedFlag === "1") {
+    const w = run();
+    return { reply: w.then(release), write: w };
+  }
+  let w!: Promise<PromiseSettledResult<T>>;
+  let reply!: Promise<ReleaseReply>;
+  corked(redis, () => {
+    w = run();
+    reply = release();
+  });
+  return { reply, write: w };
+}
