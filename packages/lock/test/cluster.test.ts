@@ -160,4 +160,39 @@ describe("Redis Cluster (3 masters)", () => {
       await other.close();
     }
   });
+
+  it("batches one tick's acquires and releases per slot: one script call per slot, not per lock", async () => {
+    // Resources sharing a slot (8 in each of two slots) and 4 in slots of their own.
+    const sameSlot = (seed: string, n: number) => {
+      const slot = keySlot(`lock:{${seed}}`);
+      const out = [seed];
+      for (let i = 0; out.length < n; i++) {
+        const r = `${seed}.${i}`;
+        if (keySlot(`lock:{${r}}`) === slot) out.push(r);
+      }
+      return out;
+    };
+    const groups = [sameSlot(uniq("cl.batch"), 8), sameSlot(uniq("cl.batch"), 8)];
+    const loners = spread("cl.alone", 2).slice(0, 4);
+    const slots = new Set([...groups.flat(), ...loners].map((r) => keySlot(`lock:{${r}}`)));
+    const masters = redis.nodes("master");
+    const calls = async () => {
+      let n = 0;
+      for (const m of masters) {
+        const info = await m.info("commandstats");
+        for (const c of ["evalsha", "eval"])
+          n += Number(info.match(new RegExp(`cmdstat_${c}:calls=(\\d+)`))?.[1] ?? 0);
+      }
+      return n;
+    };
+    const before = await calls();
+    const handles = await Promise.all([...groups.flat(), ...loners].map((r) => locks.acquire(r)));
+    const mid = await calls();
+    expect(mid - before).toBe(slots.size);
+    for (const h of handles) expect(h.count).toBe(1);
+    expect(await Promise.all(handles.map((h) => h.release()))).toEqual(
+      Array(handles.length).fill("released"),
+    );
+    expect((await calls()) - mid).toBe(slots.size);
+  });
 });

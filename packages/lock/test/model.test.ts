@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocks, type LockHandle, type Locks, LockTimeoutError } from "../src/index.js";
+import {
+  createLocks,
+  type LockHandle,
+  type Locks,
+  LockTimeoutError,
+  type ReleaseResult,
+} from "../src/index.js";
 import { assertNoOverlap, connect, type Hold, sleep, uniq } from "./helpers.js";
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 200);
@@ -46,15 +52,19 @@ class Acquire implements fc.AsyncCommand<Model, Real> {
     readonly mode: "try" | "acquire0" | "watchdog",
   ) {}
   check = () => true;
-  async run(m: Model, r: Real): Promise<void> {
+  /** Issues the call; the promise settles with the handle or null. */
+  send(r: Real): Promise<LockHandle | null> {
     const opts = { owner: r.owners[this.c]!, leaseMs: this.mode === "watchdog" ? undefined : 5_000 };
-    let h: LockHandle | null;
     if (this.mode === "acquire0") {
-      h = await r.locks[this.c]!.acquire(r.resources[this.i]!, { ...opts, waitMs: 0 }).catch((e) => {
+      return r.locks[this.c]!.acquire(r.resources[this.i]!, { ...opts, waitMs: 0 }).catch((e) => {
         expect(e).toBeInstanceOf(LockTimeoutError);
         return null;
       });
-    } else h = await r.locks[this.c]!.tryAcquire(r.resources[this.i]!, opts);
+    }
+    return r.locks[this.c]!.tryAcquire(r.resources[this.i]!, opts);
+  }
+  /** Checks the answer against the model and advances it. */
+  apply(m: Model, r: Real, h: LockHandle | null): void {
     const held = m.held[this.i];
     if (!held) {
       expect(h).not.toBeNull();
@@ -72,6 +82,9 @@ class Acquire implements fc.AsyncCommand<Model, Real> {
       r.handles[this.c]![this.i]!.push(h);
       m.handles[this.c]![this.i]!++;
     }
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    this.apply(m, r, await this.send(r));
     await checkRedis(m, r);
   }
   toString = () => `acquire(c${this.c}, r${this.i}, ${this.mode})`;
@@ -84,17 +97,23 @@ class Release implements fc.AsyncCommand<Model, Real> {
     readonly pick: number,
   ) {}
   check = (m: Readonly<Model>) => m.handles[this.c]![this.i]! > 0;
-  async run(m: Model, r: Real): Promise<void> {
+  /** Takes one of the client's handles off the lists (model and real) and releases it. */
+  send(m: Model, r: Real): Promise<ReleaseResult> {
     const list = r.handles[this.c]![this.i]!;
     const [h] = list.splice(this.pick % list.length, 1);
     m.handles[this.c]![this.i]!--;
-    const result = await h!.release();
+    return h!.release();
+  }
+  apply(m: Model, result: ReleaseResult): void {
     const held = m.held[this.i];
     if (held && held.client === this.c) {
       held.count--;
       expect(result).toBe(held.count > 0 ? "decremented" : "released");
       if (held.count === 0) m.held[this.i] = null;
     } else expect(result).toBe("not-owner");
+  }
+  async run(m: Model, r: Real): Promise<void> {
+    this.apply(m, await this.send(m, r));
     await checkRedis(m, r);
   }
   toString = () => `release(c${this.c}, r${this.i}, #${this.pick})`;
@@ -117,6 +136,42 @@ class Renew implements fc.AsyncCommand<Model, Real> {
   toString = () => `renew(c${this.c}, r${this.i})`;
 }
 
+/**
+ * Several acquires and releases issued in one tick, so they share batched script calls. Each Locks instance
+ * batches its acquires and its releases separately, and the batches leave in the order of their first call,
+ * each in call order: that is the order in which Redis runs them, so the model applies them in that order.
+ */
+class Concurrent implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly ops: (Acquire | Release)[]) {}
+  check = (m: Readonly<Model>) => {
+    const need = new Map<string, number>();
+    for (const op of this.ops) {
+      if (op instanceof Acquire) continue;
+      const k = `${op.c}:${op.i}`;
+      need.set(k, (need.get(k) ?? 0) + 1);
+    }
+    return [...need].every(([k, n]) => {
+      const [c, i] = k.split(":").map(Number) as [number, number];
+      return m.handles[c]![i]! >= n;
+    });
+  };
+  async run(m: Model, r: Real): Promise<void> {
+    const batchOf = (op: Acquire | Release) => `${op.c}:${op instanceof Acquire ? "a" : "r"}`;
+    const sent = this.ops.map((op) => (op instanceof Acquire ? op.send(r) : op.send(m, r)));
+    const answers = await Promise.all(sent as Promise<unknown>[]);
+    const order = [...new Set(this.ops.map(batchOf))];
+    const byBatch = this.ops
+      .map((op, k) => ({ op, k }))
+      .sort((x, y) => order.indexOf(batchOf(x.op)) - order.indexOf(batchOf(y.op)) || x.k - y.k);
+    for (const { op, k } of byBatch) {
+      if (op instanceof Acquire) op.apply(m, r, answers[k] as LockHandle | null);
+      else op.apply(m, answers[k] as ReleaseResult);
+    }
+    await checkRedis(m, r);
+  }
+  toString = () => `together(${this.ops.map(String).join(", ")})`;
+}
+
 /** The lease runs out: the TTL is cut to 1 ms and Redis expires the key itself. */
 class Expire implements fc.AsyncCommand<Model, Real> {
   constructor(readonly i: number) {}
@@ -134,12 +189,23 @@ class Expire implements fc.AsyncCommand<Model, Real> {
 
 const client = fc.integer({ min: 0, max: CLIENTS - 1 });
 const res = fc.integer({ min: 0, max: RESOURCES - 1 });
+const acquireCmd = fc
+  .tuple(client, res, fc.constantFrom("try", "acquire0", "watchdog") as fc.Arbitrary<Acquire["mode"]>)
+  .map(([c, i, mode]) => new Acquire(c, i, mode));
+const releaseCmd = fc.tuple(client, res, fc.nat(5)).map(([c, i, p]) => new Release(c, i, p));
+/** The same operation on `like`'s client and resource. */
+function onLock(op: Acquire | Release, like: Acquire | Release): Acquire | Release {
+  return op instanceof Acquire ? new Acquire(like.c, like.i, op.mode) : new Release(like.c, like.i, op.pick);
+}
+
 const commands = fc.commands(
   [
+    acquireCmd,
+    releaseCmd,
+    // Half the groups hit one client's one lock, where order inside a batch decides the answers.
     fc
-      .tuple(client, res, fc.constantFrom("try", "acquire0", "watchdog") as fc.Arbitrary<Acquire["mode"]>)
-      .map(([c, i, mode]) => new Acquire(c, i, mode)),
-    fc.tuple(client, res, fc.nat(5)).map(([c, i, p]) => new Release(c, i, p)),
+      .tuple(fc.array(fc.oneof(acquireCmd, releaseCmd), { minLength: 2, maxLength: 6 }), fc.boolean())
+      .map(([ops, oneLock]) => new Concurrent(oneLock ? ops.map((op) => onLock(op, ops[0]!)) : ops)),
     fc.tuple(client, res).map(([c, i]) => new Renew(c, i)),
     res.map((i) => new Expire(i)),
   ],
