@@ -19,7 +19,6 @@ export const RENEW_CAP = 500;
 export function createRedisBackend(redis: RedisClient, prefix: string): LockBackend {
   const cmd = withScripts(redis);
   const sharded = (redis as { isCluster?: boolean }).isCluster === true;
-  const shardedFlag = sharded ? "1" : "0";
   const batched = batchedScripts(cmd, sharded);
   return {
     acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
@@ -36,7 +35,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
       return batched.release(key, releaseChannel(resource), owner, leaseMs);
     },
     releaseAfter(write, resource, key, owner, leaseMs) {
-      return writeThenRelease(redis, cmd, write, key, releaseChannel(resource), owner, leaseMs, shardedFlag);
+      return writeThenRelease(redis, batched, write, key, releaseChannel(resource), owner, leaseMs, sharded);
     },
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];

@@ -110,20 +110,20 @@ async function clusterAcquireThenRead(
 }
 
 /**
- * The caller's write, then the release. On a single Redis both leave in one write and run in that order.
+ * The caller's write, then the release. On a single Redis both leave in one socket write and run in that order.
  * On a Cluster they may be on different nodes, so the release waits until the write has settled.
  * (If the write is an ioredis script that Redis lost while connected, e.g. after SCRIPT FLUSH, ioredis sends
  * it again once NOSCRIPT comes back, after the release: such writes must be fenced, as the stock demo's is.)
  */
 export function writeThenRelease<T>(
   redis: RedisClient,
-  cmd: ScriptCommands,
+  batched: Batched,
   write: WriteFn<T>,
   key: string,
   channel: string,
   owner: string,
   leaseMs: number,
-  shardedFlag: string,
+  sharded: boolean,
 ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> } {
   const run = (): Promise<PromiseSettledResult<T>> => {
     try {
@@ -135,9 +135,10 @@ export function writeThenRelease<T>(
       return Promise.resolve({ status: "rejected", reason });
     }
   };
-  const release = () =>
-    cmd.lockyardRelease(key, channel, owner, leaseMs, shardedFlag) as Promise<ReleaseReply>;
-  if (shardedFlag === "1") {
+  // Batched: the releases of requests resumed in one tick share one call, sent at the tick's end, after
+  // every write issued in it, and still inside the socket's cork.
+  const release = () => batched.release(key, channel, owner, leaseMs);
+  if (sharded) {
     const w = run();
     return { reply: w.then(release), write: w };
   }
