@@ -36,6 +36,11 @@ export interface LockBackend {
     owner: string,
     leaseMs: number,
   ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> };
+  /**
+   * Optional: true when a failed call never got an answer from the store (connection-class error), so a
+   * failed release is retried in the background until the lease would have ended (late-release.ts).
+   */
+  noReply?(err: unknown): boolean;
   list(match: string, count: number, limit: number): Promise<Omit<LockInfo, "leaseMs">[]>;
   /** A subscriber to release notifications; made lazily, on first contention. */
   createSubscriber(onRelease: (resource: string) => void): ReleaseSubscriber;

@@ -3,6 +3,7 @@ import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
 import type { Config } from "./config.js";
 import { InvalidOptionError, LockLostError, LocksClosedError } from "./errors.js";
 import { Handle, type HandleHost } from "./handle.js";
+import { LateReleases } from "./late-release.js";
 import { checkMs, checkOwner, checkSignal } from "./options.js";
 import { newOwnerId } from "./owner.js";
 import { assertResource, lockKey } from "./resource.js";
@@ -18,6 +19,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   readonly emit: Config["emit"];
   readonly gates = new Map<string, number | Gate>();
   private readonly scheduler: Scheduler;
+  private readonly late: LateReleases;
   private readonly scope = new Scope();
   private readonly subs: Subscriptions;
 
@@ -27,6 +29,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   ) {
     this.emit = cfg.emit;
     this.scheduler = new Scheduler(backend);
+    this.late = new LateReleases(backend);
     this.subs = new Subscriptions(backend, (resource) => {
       const g = this.gates.get(resource);
       if (g instanceof Gate) g.onRelease();
@@ -98,6 +101,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (this.closed) return;
     this.closed = true;
     this.scheduler.stop();
+    this.late.stop();
     for (const g of this.gates.values()) if (g instanceof Gate) g.wakeAll();
     await this.subs.close();
     await this.backend.close();
@@ -107,6 +111,14 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   unwatch(h: Handle): void {
     this.scheduler.remove(h);
+  }
+
+  releaseFailed(h: Handle, err: unknown): void {
+    // Only a full release (count 1) is retried: a call that ran but lost its reply would, retried, decrement
+    // a re-entered lock a second time and free it under its outer holder. For count 1 a second run of the
+    // owner-checked script answers not-owner.
+    if (this.closed || h.count !== 1 || performance.now() >= h.deadline) return;
+    if (this.backend.noReply?.(err)) this.late.add(h);
   }
 
   subscribe(g: Gate, resource: string): void {

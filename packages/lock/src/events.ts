@@ -14,7 +14,14 @@ export type LockEvent =
       waitedMs: number;
       attempts: number;
     })
-  | (Base & { type: "released"; owner: string; heldMs: number; result: ReleaseResult })
+  | (Base & {
+      type: "released";
+      owner: string;
+      heldMs: number;
+      result: ReleaseResult;
+      /** Set when the answer came from a background retry after release() had failed to reach Redis. */
+      late?: true;
+    })
   | (Base & { type: "renewed"; owner: string; leaseMs: number })
   | (Base & { type: "lost"; owner: string; reason: LostReason; heldMs: number })
   | (Base & { type: "timeout"; waitedMs: number; attempts: number })

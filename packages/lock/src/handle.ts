@@ -15,6 +15,8 @@ export interface HandleHost {
   readonly closed: boolean;
   emit: ((e: LockEvent) => void) | undefined;
   unwatch(h: Handle): void;
+  /** A release call failed: retry it in the background if it never reached Redis. */
+  releaseFailed(h: Handle, err: unknown): void;
 }
 
 const HELD = 0;
@@ -110,9 +112,14 @@ export class Handle implements LockHandle {
   async release(): Promise<ReleaseResult> {
     this.usable();
     this.markReleased();
-    return this.releasedAs(
-      await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs),
-    );
+    let reply: ReleaseReply;
+    try {
+      reply = await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs);
+    } catch (err) {
+      this.host.releaseFailed(this, err);
+      throw err;
+    }
+    return this.releasedAs(reply);
   }
 
   async releaseAfter<T>(write: WriteFn<T>): Promise<ReleasedAfter<T>> {
@@ -122,8 +129,15 @@ export class Handle implements LockHandle {
     if (!backend.releaseAfter) throw new InvalidOptionError("releaseAfter", "called", "a lock on Redis");
     this.markReleased();
     const r = backend.releaseAfter(write, this.resource, this.key, this.owner, this.leaseMs);
+    let reply: ReleaseReply;
+    try {
+      reply = await r.reply;
+    } catch (err) {
+      this.host.releaseFailed(this, err);
+      throw err;
+    }
     // The release's answer first: its event must not trail the next owner's "acquired".
-    const result = this.releasedAs(await r.reply);
+    const result = this.releasedAs(reply);
     return { result, write: await r.write };
   }
 
@@ -142,6 +156,18 @@ export class Handle implements LockHandle {
       result,
     });
     return result;
+  }
+
+  /** The answer of a background retry (late-release.ts) after release() had failed to reach Redis. */
+  releasedLate([code]: ReleaseReply): void {
+    this.host.emit?.({
+      type: "released",
+      resource: this.resource,
+      owner: this.owner,
+      heldMs: performance.now() - this.acquiredAt,
+      result: RESULTS[code]!,
+      late: true,
+    });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import type { LockBackend, RenewItem } from "./backend.js";
+import { isConnectionError } from "./connection-error.js";
 import { batchedScripts } from "./redis-batch.js";
 import { listRedis } from "./redis-list.js";
 import { acquireThenRead, writeThenRelease } from "./redis-reads.js";
@@ -37,6 +38,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
     releaseAfter(write, resource, key, owner, leaseMs) {
       return writeThenRelease(redis, batched, write, key, releaseChannel(resource), owner, leaseMs, sharded);
     },
+    noReply: isConnectionError,
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
       return listRedis(nodes, prefix, match, count, limit);
