@@ -7,6 +7,9 @@ export const watchdog: ScenarioScript = async (tl) => {
   const res = tl.resource();
   const leaseMs = tl.ms(3_000);
   let renewals = 0;
+  let working = true;
+  // Each event's lock snapshot is read after the event; the last one must be in before the release.
+  let lastEmit: Promise<void> = Promise.resolve();
   const locks = createLocks({
     redis: ctx.redis,
     leaseMs,
@@ -15,7 +18,8 @@ export const watchdog: ScenarioScript = async (tl) => {
       if (e.resource !== res) return;
       if (e.type === "renewed") {
         renewals++;
-        void tl.emit("client A", "renewed", `watchdog renewed the lease (renewal ${renewals})`, {
+        if (!working) return;
+        lastEmit = tl.emit("client A", "renewed", `watchdog renewed the lease (renewal ${renewals})`, {
           leaseMs: e.leaseMs,
         });
       } else if (e.type === "lost") {
@@ -33,6 +37,8 @@ export const watchdog: ScenarioScript = async (tl) => {
     await tl.emit("client A", "acquired", `holds ${res}`, { token: h.token, count: h.count, leaseMs });
     await tl.emit("client A", "info", `works for ${tl.ms(8_000)} ms, well past the lease`);
     await tl.pause(8_000);
+    working = false;
+    await lastEmit;
     const held = h.isHeld();
     const result = await h.release();
     await tl.emit("client A", "released", `work done; release → ${result}`, { result, renewals });
