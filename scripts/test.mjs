@@ -39,7 +39,8 @@ const steps = [
   ["end-to-end (Playwright, Chromium)", turbo("e2e", "--concurrency=1")],
 ];
 
-const totals = { passed: 0, failed: 0, skipped: 0 };
+const totals = { passed: 0, failed: 0, skipped: 0, flaky: 0 };
+const flakySpecs = [];
 const results = [];
 const t0 = performance.now();
 for (const [name, [cmd, args]] of steps) {
@@ -58,15 +59,27 @@ for (const [name] of steps.slice(results.length))
 console.log(`  total ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 const allOk = results.length === steps.length && results.every((r) => r.ok);
 if (!allOk && totals.failed === 0) totals.failed = 1;
+if (flakySpecs.length > 0) {
+  console.log("\nPassed only on their retry (flaky, worth a look):");
+  for (const spec of flakySpecs) console.log(`  ${spec}`);
+}
 console.log(
-  `\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`,
+  `\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}${totals.flaky ? ` (${totals.flaky} of the passed needed a retry)` : ""}`,
 );
 process.exit(allOk ? 0 : 1);
 
-// Sums vitest ("Tests  3 failed | 40 passed (43)") and Playwright ("  12 passed (40.1s)") summary lines.
+// Sums vitest ("Tests  3 failed | 40 passed (43)") and Playwright ("  12 passed (40.1s)", "  1 flaky")
+// summary lines; the specs listed under Playwright's "flaky" line are remembered by name.
 function countTests(output) {
   const clean = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
+  let inFlakyList = false;
   for (const line of clean.split("\n")) {
+    const spec = line.replace(/^.*?:\s(?=\s)/, "");
+    if (inFlakyList && /^\s{4,}\S.*›/.test(spec)) {
+      flakySpecs.push(spec.trim());
+      continue;
+    }
+    inFlakyList = false;
     const body = line.replace(/^.*?:\s(?=\s*Tests\s)/, "");
     const vitest = body.match(/^\s*Tests\s+(.*)\(\d+\)\s*$/);
     if (vitest) {
@@ -74,13 +87,18 @@ function countTests(output) {
         add(kind, Number(n));
       continue;
     }
-    const pw = line.match(/^(?:.*?:\s)?\s+(\d+)\s+(passed|failed|flaky|skipped)\s+\(\d/);
-    if (pw) add(pw[2], Number(pw[1]));
+    const pw = line.match(/^(?:.*?:\s)?\s+(\d+)\s+(passed|failed|flaky|skipped)(?:\s+\(\d.*\))?\s*$/);
+    if (pw) {
+      add(pw[2], Number(pw[1]));
+      inFlakyList = pw[2] === "flaky";
+    }
   }
 }
 function add(kind, n) {
   if (kind === "passed") totals.passed += n;
   else if (kind === "failed") totals.failed += n;
-  else if (kind === "flaky") totals.passed += n;
-  else totals.skipped += n;
+  else if (kind === "flaky") {
+    totals.passed += n;
+    totals.flaky += n;
+  } else totals.skipped += n;
 }

@@ -73,7 +73,8 @@ export function TtlBar({ pttlMs, receivedAt, leaseMs, testId }: TtlBarProps) {
       }
       frame = requestAnimationFrame(draw);
     };
-    frame = requestAnimationFrame(draw);
+    // Draw once now, so the remaining time changes in the same commit as a detected renewal.
+    draw();
     return () => cancelAnimationFrame(frame);
   }, [pttlMs, receivedAt]);
 
