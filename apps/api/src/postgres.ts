@@ -42,6 +42,8 @@ export interface PostgresOptions {
   logger: Logger;
   /** Called whenever the mode becomes available (mode set) or not (mode null, with the reason). */
   onChange: (mode: PostgresMode | null, reason: string | null) => void;
+  /** The highest token the fenced store has accepted; the lock table's sequence is raised past it. */
+  fenceFloor?: () => Promise<number>;
   retryMs?: number;
 }
 
@@ -66,11 +68,14 @@ export function connectPostgres(opts: PostgresOptions): { ready: Promise<void>; 
   let current: Promise<void>;
 
   const attempt = async (): Promise<void> => {
+    let failure = "the highest PostgreSQL token written could not be read from Redis";
     try {
-      await migratePgLocks(pool);
+      const fenceAtLeast = (await opts.fenceFloor?.()) ?? 0;
+      failure = `PostgreSQL at ${server} is unreachable`;
+      await migratePgLocks(pool, { fenceAtLeast });
     } catch (err) {
       if (closed) return;
-      const reason = `PostgreSQL at ${server} is unreachable (${(err as Error).message})`;
+      const reason = `${failure} (${(err as Error).message})`;
       if (failures++ === 0)
         opts.logger.warn({ server, err: (err as Error).message }, "postgres mode unavailable");
       opts.onChange(null, reason);

@@ -7,7 +7,8 @@ import { KeyedMutex } from "./lib/keyed-mutex.js";
 import type { LockEvent, Locks } from "./lock.js";
 import { createMetrics, type LockBackendLabel, type Metrics, resourceKind } from "./metrics.js";
 import { connectPostgres, pgServer } from "./postgres.js";
-import { createRedis } from "./redis.js";
+import { createRedis, waitUntilReady } from "./redis.js";
+import { highestPgFence } from "./stock/pg-fence-floor.js";
 
 /** Feeds the library's lock events into the Prometheus metrics. */
 export function lockMetrics(metrics: Metrics, backend: LockBackendLabel) {
@@ -91,6 +92,10 @@ export function createServices(env: Env, logger: Logger) {
     leaseMs: LEASE_MS,
     onEvent: lockMetrics(metrics, "postgres"),
     logger,
+    fenceFloor: async () => {
+      await waitUntilReady(redis, 5_000);
+      return highestPgFence(redis);
+    },
     onChange(mode, reason) {
       services.postgres = mode;
       services.postgresReason = reason;

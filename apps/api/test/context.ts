@@ -8,6 +8,7 @@ import type { LockEvent } from "../src/lock.js";
 import { connectPostgres, type PostgresMode } from "../src/postgres.js";
 import { redisOptions, waitUntilReady } from "../src/redis.js";
 import { createCaller } from "../src/root.js";
+import { highestPgFence } from "../src/stock/pg-fence-floor.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -25,6 +26,7 @@ export async function testPostgres(opts: {
   instanceId: string;
   leaseMs: number;
   onEvent?: (e: LockEvent) => void;
+  fenceFloor?: () => Promise<number>;
 }) {
   let mode: PostgresMode | null = null;
   let reason: string | null = null;
@@ -33,6 +35,7 @@ export async function testPostgres(opts: {
     instanceId: opts.instanceId,
     leaseMs: opts.leaseMs,
     ...(opts.onEvent ? { onEvent: opts.onEvent } : {}),
+    ...(opts.fenceFloor ? { fenceFloor: opts.fenceFloor } : {}),
     logger: pino({ level: "silent" }),
     onChange(m, r) {
       mode = m;
@@ -51,6 +54,8 @@ export async function testContext(
     leaseMs?: number;
     redisUrl?: string;
     withPostgres?: boolean;
+    /** Open the postgres mode as the API does: the sequence raised past the highest `pgFence` first. */
+    pgFenceFloor?: boolean;
   } & Partial<ServicesInput> = {},
 ) {
   const redisUrl = opts.redisUrl ?? inject("redisUrl");
@@ -70,6 +75,7 @@ export async function testContext(
         instanceId,
         leaseMs,
         onEvent: (e) => events.push({ ...e, at: performance.now(), backend: "postgres" }),
+        ...(opts.pgFenceFloor ? { fenceFloor: () => highestPgFence(redis) } : {}),
       })
     : null;
   const ctx = await createContextInner({

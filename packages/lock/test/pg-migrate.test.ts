@@ -32,6 +32,32 @@ describe("PostgreSQL backend: migration, options, packaging", () => {
     expect(pgLocksSchema()).toContain('CREATE TABLE IF NOT EXISTS "lockyard_locks"');
   });
 
+  it("fenceAtLeast raises the fencing sequence for a store that outlived the lock table, and never lowers it", async () => {
+    const table = `lockyard_floor_${process.pid}_${Date.now() % 100_000}`;
+    await migratePgLocks(pool, { table, fenceAtLeast: 500 });
+    const locks = createPgLocks({ pool, table });
+    const a = await locks.acquire("floor:a");
+    expect(a.token).toBe(501);
+    await a.release();
+    // A later start with a lower floor (or the same one) changes nothing: tokens keep rising.
+    await migratePgLocks(pool, { table, fenceAtLeast: 100 });
+    await migratePgLocks(pool, { table, fenceAtLeast: 501 });
+    const b = await locks.acquire("floor:b");
+    expect(b.token).toBe(502);
+    await b.release();
+    await migratePgLocks(pool, { table, fenceAtLeast: 10_000 });
+    const c = await locks.acquire("floor:a");
+    expect(c.token).toBe(10_001);
+    await c.release();
+    await locks.close();
+    for (const bad of [-1, 1.5, Number.NaN, "7", 2 ** 60]) {
+      await expect(migratePgLocks(pool, { table, fenceAtLeast: bad as number })).rejects.toMatchObject({
+        name: "InvalidOptionError",
+        option: "fenceAtLeast",
+      });
+    }
+  });
+
   it("bad options are InvalidOptionError, thrown synchronously; bad resources reject before any query", async () => {
     const bad: [unknown, string][] = [
       [undefined, "options"],

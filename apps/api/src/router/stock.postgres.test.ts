@@ -64,6 +64,31 @@ describe("stock.deduct in postgres mode (real PostgreSQL)", () => {
     expect((await t.caller.stock.get({ productId })).fence).toBe(0);
   });
 
+  it("a pgFence ahead of the lock table's sequence (a new database) is raised past at start, not refused forever", async () => {
+    const productId = uid("p");
+    await t.caller.stock.reset({ productId, qty: 2 });
+    const pool = t.ctx.postgres!.pool;
+    const sequence = async () =>
+      Number((await pool.query("SELECT last_value FROM lockyard_locks_fence")).rows[0].last_value);
+    const ahead = (await sequence()) + 1_000;
+    await t.redis.hset(stockKey(productId), "pgFence", ahead);
+    // What a sequence that starts again meets: every write refused as stale.
+    expect(await t.caller.stock.deduct({ productId, mode: "postgres" })).toMatchObject({
+      ok: false,
+      reason: "stale-token",
+    });
+    // An instance that starts now raises the sequence past the highest pgFence before it takes locks.
+    const restarted = await testContext({ withPostgres: true, pgFenceFloor: true });
+    try {
+      expect(await sequence()).toBeGreaterThanOrEqual(ahead);
+      const r = await restarted.caller.stock.deduct({ productId, mode: "postgres" });
+      expect(r).toMatchObject({ ok: true, stock: 1 });
+      expect(r.ok ? r.token : 0).toBeGreaterThan(ahead);
+    } finally {
+      await restarted.close();
+    }
+  });
+
   it("system.info reports the mode available with the server's version", async () => {
     const info = await t.caller.system.info();
     expect(info.postgres).toMatchObject({ available: true, reason: null });
