@@ -32,9 +32,10 @@ export function createRedlockSubscriber(
   };
   const connections = (): Redis[] => {
     conns ??= clients.map((c) => {
-      // Queue SUBSCRIBE until connected even when the node's client fails fast; a dead node's
-      // subscriber reconnects in the background and resubscribes by itself.
-      const s = c.duplicate({ lazyConnect: false, enableOfflineQueue: true });
+      // Queue SUBSCRIBE until connected even when the node's client fails fast, and keep it queued for as
+      // long as the node is down (no retry limit): ioredis re-subscribes only channels a node confirmed,
+      // so a SUBSCRIBE dropped while the node was down would leave its waiters deaf to that node for good.
+      const s = c.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: null });
       s.on("error", () => {});
       s.on("message", onMessage);
       return s;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRedlock, LockLostError, type Locks, LockTimeoutError, QuorumError } from "../src/index.js";
-import { uniq } from "./helpers.js";
+import { sleep, uniq } from "./helpers.js";
 import { lockKeysOn, type Nodes, startNodes } from "./redlock-helpers.js";
 
 describe.each([3, 5])("Redlock over %i nodes", (n) => {
@@ -102,6 +102,21 @@ describe.each([3, 5])("Redlock over %i nodes", (n) => {
 
     const waiting = rl.acquire(r, { waitMs: 2_000 });
     await new Promise((res) => setTimeout(res, 100));
+    expect(await h.release()).toBe("released");
+    await (await waiting).release();
+  });
+
+  it("a waiter that subscribed while a node was down is subscribed there too once the node returns", async () => {
+    await nodes.servers[0]!.kill();
+    const rl = redlock({ retry: { minMs: 5_000, maxMs: 5_000, jitterMs: 0 } });
+    const r = uniq("rl.resubscribe");
+    const h = await rl.acquire(r);
+    const waiting = rl.acquire(r, { waitMs: 5_000 });
+    await sleep(1_200); // past the subscribe's own wait and the node client's reconnect attempts
+    await nodes.reviveAll();
+    const subscribers = async () =>
+      Number(((await nodes.clients[0]!.pubsub("NUMSUB", `lock-released:{${r}}`)) as unknown[])[1]);
+    await expect.poll(subscribers, { timeout: 3_000 }).toBe(1);
     expect(await h.release()).toBe("released");
     await (await waiting).release();
   });
