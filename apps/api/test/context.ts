@@ -56,10 +56,17 @@ export async function testContext(
     withPostgres?: boolean;
     /** Open the postgres mode as the API does: the sequence raised past the highest `pgFence` first. */
     pgFenceFloor?: boolean;
+    /** Shorter than the API's 5 s, for tests that wait for a command to time out. */
+    commandTimeoutMs?: number;
   } & Partial<ServicesInput> = {},
 ) {
   const redisUrl = opts.redisUrl ?? inject("redisUrl");
-  const redis = new Redis(redisUrl, redisOptions);
+  const redis = new Redis(redisUrl, {
+    ...redisOptions,
+    ...(opts.commandTimeoutMs ? { commandTimeout: opts.commandTimeoutMs } : {}),
+  });
+  // Tests stop Redis on purpose; its connection errors are expected (the API logs them via createRedis).
+  redis.on("error", () => {});
   await waitUntilReady(redis, 5_000);
   const events: (LockEvent & { at: number; backend: "redis" | "postgres" })[] = [];
   const instanceId = opts.config?.instanceId ?? uid("api");

@@ -13,7 +13,7 @@ let server: {
 let t: Awaited<ReturnType<typeof testContext>>;
 beforeAll(async () => {
   server = await startRedis();
-  t = await testContext({ redisUrl: server.url });
+  t = await testContext({ redisUrl: server.url, commandTimeoutMs: 1_500 });
 });
 afterAll(async () => {
   await t.close();
@@ -51,4 +51,49 @@ describe("Redis going away", () => {
     // The data is gone (no persistence) but the API answers again without a restart.
     expect(stock).toMatchObject({ productId });
   });
+
+  it.each(["redis", "atomic"] as const)(
+    "mode %s: a stock write whose reply never came says it may have been applied (and it was)",
+    async (mode) => {
+      const productId = uid("p");
+      await servingAgain();
+      await t.caller.stock.reset({ productId, qty: 3 });
+      const deducting = t.caller.stock.deduct({ productId, mode, workMs: 400 }).catch((e: unknown) => e);
+      await sleep(150);
+      // Frozen mid-work: the write goes out to a server that cannot answer before the command timeout.
+      await server.kill("SIGSTOP");
+      const err = await deducting;
+      await server.kill("SIGCONT");
+      expect(err).toBeInstanceOf(TRPCError);
+      expect((err as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
+      expect((err as TRPCError).message).toMatch(/may have been applied: read stock.get before you retry/);
+      await servingAgain();
+      expect((await t.caller.stock.get({ productId })).qty).toBe(2);
+    },
+  );
+
+  it("a write that never left the process keeps the plain try-again answer", async () => {
+    const productId = uid("p");
+    await servingAgain();
+    await t.caller.stock.reset({ productId, qty: 3 });
+    const deducting = t.caller.stock
+      .deduct({ productId, mode: "atomic", workMs: 300 })
+      .catch((e: unknown) => e);
+    await sleep(100);
+    await server.kill("SIGKILL");
+    const err = await deducting;
+    await server.restart();
+    expect((err as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
+    expect((err as TRPCError).message).toBe("Redis is unavailable; try again shortly");
+  });
 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function servingAgain(): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while ((await t.redis.ping().catch(() => null)) !== "PONG") {
+    if (performance.now() > deadline) throw new Error("the test Redis did not come back");
+    await sleep(50);
+  }
+}

@@ -10,6 +10,7 @@ import { stockResource } from "./keys.js";
 import { withPgLock } from "./postgres-lock.js";
 import { deductUnderRedisLock, type Outcome } from "./redis-lock.js";
 import { decrementQty, readQty } from "./store.js";
+import { stockWrite } from "./write-outcome.js";
 
 export interface DeductRequest {
   productId: string;
@@ -60,14 +61,14 @@ async function run(
     const qty = await readQty(redis, productId);
     if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
     await sleep(workMs, signal);
-    return { ok: true, stock: await decrementQty(redis, productId, quantity), token: null };
+    return { ok: true, stock: await stockWrite(decrementQty(redis, productId, quantity)), token: null };
   };
   const fenced = async (lock: LockHandle, field: FenceField): Promise<Outcome> => {
     const qty = await readQty(redis, productId);
     if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
     await sleep(workMs, lock.signal);
     const token = lock.token ?? 0;
-    const r = await fencedStockWrite(redis, productId, token, -quantity, field);
+    const r = await stockWrite(fencedStockWrite(redis, productId, token, -quantity, field));
     return r.ok ? { ok: true, stock: r.qty, token } : { ok: false, reason: "stale-token", stock: null };
   };
   switch (req.mode) {
@@ -78,7 +79,7 @@ async function run(
     case "atomic":
       return inside(async () => {
         await sleep(workMs);
-        const r = await atomicDecrement(redis, productId, quantity);
+        const r = await stockWrite(atomicDecrement(redis, productId, quantity));
         return r.ok
           ? { ok: true, stock: r.qty, token: null }
           : { ok: false, reason: "sold-out", stock: r.qty };

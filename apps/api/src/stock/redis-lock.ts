@@ -3,6 +3,7 @@ import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
 import type { LockHandle } from "../lock.js";
 import { stockKey, stockResource } from "./keys.js";
+import { stockWrite, writeFailure } from "./write-outcome.js";
 
 export type Outcome =
   | { ok: true; stock: number; token: number | null }
@@ -41,8 +42,10 @@ export async function deductUnderRedisLock(
       assertHeld(lock);
       const token = lock.token ?? 0;
       released = true;
-      const { write } = await lock.releaseAfter((r) => fencedWrite(r, key, token, -quantity));
-      if (write.status === "rejected") throw write.reason;
+      // The write goes out just before the release, in the same batch: a release that failed in flight
+      // leaves the write's outcome unknown too.
+      const { write } = await stockWrite(lock.releaseAfter((r) => fencedWrite(r, key, token, -quantity)));
+      if (write.status === "rejected") throw writeFailure(write.reason);
       const w = write.value;
       return w.ok ? { ok: true, stock: w.qty, token } : { ok: false, reason: "stale-token", stock: null };
     });
