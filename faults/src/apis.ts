@@ -4,6 +4,7 @@ export interface TrpcReply {
   status: number;
   data?: Record<string, unknown>;
   code?: string;
+  message?: string;
 }
 
 /** One procedure call over plain HTTP, as any client would make it (queries GET, mutations POST). */
@@ -25,7 +26,12 @@ export async function trpc(
   });
   const body = (await res.json().catch(() => ({}))) as {
     result?: { data?: Record<string, unknown> };
-    error?: { data?: { code?: string } };
+    error?: { message?: string; data?: { code?: string } };
   };
-  return { status: res.status, data: body.result?.data, code: body.error?.data?.code };
+  return {
+    status: res.status,
+    data: body.result?.data,
+    code: body.error?.data?.code,
+    message: body.error?.message,
+  };
 }

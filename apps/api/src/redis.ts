@@ -4,10 +4,14 @@ import type { Logger } from "pino";
 /**
  * The one place that creates Redis connections. They fail fast while Redis is down (no offline
  * queue, one retry per request, bounded connect and command time) so requests answer 503 at once,
- * and they keep reconnecting in the background forever so the API recovers by itself.
+ * never re-send a command that may already have run, and keep reconnecting in the background forever
+ * so the API recovers by itself.
  */
 export const redisOptions = {
   enableOfflineQueue: false,
+  // ioredis re-sends commands still unanswered when a connection drops. A decrement whose reply was lost
+  // would run twice; unanswered, it fails at commandTimeout and the caller is told it may have run.
+  autoResendUnfulfilledCommands: false,
   maxRetriesPerRequest: 1,
   connectTimeout: 2_000,
   commandTimeout: 5_000,

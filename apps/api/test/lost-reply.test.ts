@@ -1,0 +1,46 @@
+import { TRPCError } from "@trpc/server";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { testContext, uid } from "./context.js";
+import { startReplyCutter } from "./reply-cutter.js";
+
+let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
+let t: Awaited<ReturnType<typeof testContext>>;
+let direct: Redis;
+beforeAll(async () => {
+  cutter = await startReplyCutter(inject("redisUrl"));
+  t = await testContext({ redisUrl: cutter.url, commandTimeoutMs: 1_500 });
+  direct = new Redis(inject("redisUrl"));
+});
+afterAll(async () => {
+  await t.close();
+  await cutter.close();
+  direct.disconnect();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("a connection lost after the write ran but before its reply came back", () => {
+  it.each(["redis", "atomic"] as const)(
+    "mode %s: the write is not sent again on reconnect; the answer says it may have been applied",
+    async (mode) => {
+      const productId = uid("p");
+      await t.caller.stock.reset({ productId, qty: 3 });
+      const deducting = t.caller.stock.deduct({ productId, mode, workMs: 300 }).catch((e: unknown) => e);
+      await sleep(100);
+      cutter.holdReplies();
+      // The write goes out at ~300 ms and runs on Redis; its reply is dropped, then the connection cut.
+      await sleep(500);
+      expect(await direct.hget(`stock:{${productId}}`, "qty")).toBe("2");
+      cutter.cut();
+      const answer = await deducting;
+      // ioredis by default re-sends unanswered commands after a reconnect: the decrement would run twice.
+      await sleep(300);
+      expect(await direct.hget(`stock:{${productId}}`, "qty")).toBe("2");
+      expect(answer).toBeInstanceOf(TRPCError);
+      expect((answer as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
+      expect((answer as TRPCError).message).toMatch(/may have been applied/);
+      expect((await t.caller.stock.get({ productId })).qty).toBe(2);
+    },
+  );
+});
