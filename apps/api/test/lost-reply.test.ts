@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { sleep } from "../src/lib/sleep.js";
 import { testContext, uid } from "./context.js";
 import { startReplyCutter } from "./reply-cutter.js";
 
@@ -17,8 +18,6 @@ afterAll(async () => {
   await cutter.close();
   direct.disconnect();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("a connection lost after the write ran but before its reply came back", () => {
   it.each(["redis", "atomic"] as const)(

@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
+import { sleep } from "../src/lib/sleep.js";
 import { testContext, uid } from "./context.js";
 
 let server: {
@@ -87,8 +88,6 @@ describe("Redis going away", () => {
     expect((err as TRPCError).message).toBe("Redis is unavailable; try again shortly");
   });
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function servingAgain(): Promise<void> {
   const deadline = performance.now() + 10_000;
