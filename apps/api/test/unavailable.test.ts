@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
 import { sleep } from "../src/lib/sleep.js";
@@ -59,9 +59,11 @@ describe("Redis going away", () => {
       const productId = uid("p");
       await servingAgain();
       await t.caller.stock.reset({ productId, qty: 3 });
-      const deducting = t.caller.stock.deduct({ productId, mode, workMs: 400 }).catch((e: unknown) => e);
-      await sleep(150);
-      // Frozen mid-work: the write goes out to a server that cannot answer before the command timeout.
+      const deducting = t.caller.stock.deduct({ productId, mode, workMs: 600 }).catch((e: unknown) => e);
+      // Frozen mid-work (after the lock is taken, before the write): the write goes out to a server that
+      // cannot answer before the command timeout.
+      if (mode === "redis") await lockTaken(productId);
+      else await sleep(150);
       await server.kill("SIGSTOP");
       const err = await deducting;
       await server.kill("SIGCONT");
@@ -88,6 +90,13 @@ describe("Redis going away", () => {
     expect((err as TRPCError).message).toBe("Redis is unavailable; try again shortly");
   });
 });
+
+async function lockTaken(productId: string): Promise<void> {
+  await vi.waitFor(async () => expect(await t.redis.exists(`lock:{stock:${productId}}`)).toBe(1), {
+    timeout: 5_000,
+    interval: 10,
+  });
+}
 
 async function servingAgain(): Promise<void> {
   const deadline = performance.now() + 10_000;

@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testContext, uid } from "../../test/context.js";
+import type { Locks } from "../lock.js";
 import { fencedStockWrite } from "../stock/fenced.js";
 import { stockKey } from "../stock/keys.js";
 
@@ -10,31 +11,46 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Hold intervals per owner from acquired/released events, in start order. */
-function holds(events: typeof t.events, resource: string, backend: "redis" | "postgres") {
-  const starts = new Map<string, number>();
-  const out: { owner: string; start: number; end: number }[] = [];
-  for (const e of events) {
-    if (e.resource !== resource || e.backend !== backend) continue;
-    if (e.type === "acquired") starts.set(e.owner, e.at);
-    if (e.type === "released") out.push({ owner: e.owner, start: starts.get(e.owner)!, end: e.at });
-  }
-  return out.sort((a, b) => a.start - b.start);
+/**
+ * Hold intervals as the holder sees them: from the moment acquire() hands over the lock to the moment
+ * release() is called. Lock events would not do here: the release's reply and the next owner's grant come
+ * back on different pool connections, so the next "acquired" can be seen a moment before "released".
+ */
+function recordHolds(locks: Locks) {
+  const holds: { start: number; end: number }[] = [];
+  const acquire = locks.acquire.bind(locks);
+  locks.acquire = async (resource, opts) => {
+    const handle = await acquire(resource, opts);
+    const hold = { start: performance.now(), end: Number.POSITIVE_INFINITY };
+    holds.push(hold);
+    const release = handle.release.bind(handle);
+    handle.release = () => {
+      hold.end = performance.now();
+      return release();
+    };
+    return handle;
+  };
+  return {
+    inStartOrder: () => [...holds].sort((a, b) => a.start - b.start),
+    stop: () => {
+      locks.acquire = acquire;
+    },
+  };
 }
 
 describe("stock.deduct in postgres mode (real PostgreSQL)", () => {
   it("serialises holders (no overlapping holds), never oversells and fences in its own field", async () => {
     const productId = uid("p");
     await t.caller.stock.reset({ productId, qty: 10 });
-    const since = t.events.length;
+    const recorder = recordHolds(t.ctx.postgres!.locks);
     const results = await Promise.all(
       Array.from({ length: 25 }, () => t.caller.stock.deduct({ productId, mode: "postgres", workMs: 5 })),
-    );
+    ).finally(recorder.stop);
     expect(results.filter((r) => r.ok)).toHaveLength(10);
     expect(results.filter((r) => !r.ok && r.reason === "sold-out")).toHaveLength(15);
     expect((await t.caller.stock.get({ productId })).qty).toBe(0);
 
-    const hs = holds(t.events.slice(since), `stock:${productId}`, "postgres");
+    const hs = recorder.inStartOrder();
     expect(hs).toHaveLength(25);
     for (let i = 1; i < hs.length; i++) expect(hs[i]!.start).toBeGreaterThanOrEqual(hs[i - 1]!.end);
 
