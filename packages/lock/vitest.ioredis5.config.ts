@@ -1,0 +1,19 @@
+// The library's Redis suites against the latest ioredis 5 (the peer range is `^5.4 || ^6`; the workspace
+// has ioredis 6). `ioredis5` is an npm alias devDependency; every `import … from "ioredis"` in src/ and
+// test/ resolves to it here, and consumer-test/ioredis5-check.ts fails the run if it did not.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: [{ find: /^ioredis$/, replacement: "ioredis5" }] },
+  test: {
+    // Everything that talks to Redis through ioredis: standalone, Cluster, replica, Redlock. The PostgreSQL
+    // suites do not use ioredis, and the model test's 1 000-sequence variant runs on ioredis 6 only.
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "test/**/pg*", "test/pg/**"],
+    globalSetup: ["../../scripts/lib/vitest-redis.mjs"],
+    setupFiles: ["./consumer-test/ioredis5-check.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    fileParallelism: false,
+  },
+});
