@@ -31,7 +31,8 @@ process.on("SIGINT", async () => {
 });
 
 const steps = [
-  ["lint", ["npx", ["biome", "check", "."]]],
+  // biome, the Docker lint (tests/docker/lint.mjs) and each workspace's lint (publint + attw on the lock tarball).
+  ["lint", ["npm", ["run", "lint"]]],
   ["build", turbo("build")],
   ["typecheck", turbo("typecheck")],
   // One workspace at a time: the suites use lease timings of a few hundred ms and this machine has 2 cores.
