@@ -1,10 +1,12 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { pino } from "pino";
+import { RunRegistry } from "./demo/runs/registry.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
 import type { Locks } from "./lock.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import type { PostgresMode } from "./postgres.js";
+import { Admission } from "./stock/admission.js";
 
 export interface Config {
   instanceId: string;
@@ -17,6 +19,14 @@ export interface Config {
   redlockNodes: string[];
   /** `host:port/db` of DATABASE_URL (no credentials), or null when unset. */
   postgresServer: string | null;
+  /** The products demo runs may touch: these ids and any id with this prefix. */
+  demoProducts: { ids: string[]; prefix: string };
+  maxScenarios: number;
+  maxScenariosPerClient: number;
+  /** Idempotency window of an order record. */
+  orderRetentionMs: number;
+  /** How long a demo run's events stay replayable. */
+  runRetentionS: number;
 }
 
 /** Long-lived, per-process dependencies shared by every request. */
@@ -31,6 +41,10 @@ export interface Services {
   postgres: PostgresMode | null;
   postgresReason: string | null;
   localMutex: KeyedMutex;
+  /** Demo runs started by this instance (to cancel them and wake local watchers). */
+  runs: RunRegistry;
+  /** Per-product caps on queued deducts. */
+  admission: Admission;
   metrics: Metrics;
   logger: Logger;
   startedAt: number;
@@ -42,6 +56,8 @@ export type ServicesInput = Pick<Services, "redis" | "locks"> &
 export interface RequestInfo {
   /** From `x-admin-token` or `authorization: Bearer`. */
   adminToken?: string | undefined;
+  /** The peer address, for per-client limits. */
+  clientAddress?: string | undefined;
 }
 
 /** Builds a context without HTTP, for tests (`createCaller`) and for the adapter below. */
@@ -55,6 +71,11 @@ export async function createContextInner(services: ServicesInput, request: Reque
     orderProcessingMs: 300,
     redlockNodes: [],
     postgresServer: null,
+    demoProducts: { ids: ["1001"], prefix: "demo-" },
+    maxScenarios: 2,
+    maxScenariosPerClient: 1,
+    orderRetentionMs: 24 * 3_600_000,
+    runRetentionS: 3_600,
     ...services.config,
   };
   const redlock = services.redlock ?? null;
@@ -68,10 +89,13 @@ export async function createContextInner(services: ServicesInput, request: Reque
     postgres,
     postgresReason: postgres ? null : (services.postgresReason ?? "DATABASE_URL is not set"),
     localMutex: services.localMutex ?? new KeyedMutex(),
+    runs: services.runs ?? new RunRegistry(),
+    admission: services.admission ?? new Admission({ maxWaiters: 600, maxQueuedWorkMs: 15_000 }),
     metrics: services.metrics ?? createMetrics(),
     logger: services.logger ?? pino({ level: "silent" }),
     startedAt: services.startedAt ?? Date.now(),
     adminToken: request.adminToken,
+    clientAddress: request.clientAddress,
   } satisfies Services & RequestInfo;
 }
 
@@ -83,8 +107,15 @@ function header(value: string | string[] | undefined): string | undefined {
 
 /** The adapter's context factory: the process's services plus what this request proves. */
 export function createContextFactory(services: Services) {
-  return ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => {
+  return ({
+    req,
+  }: {
+    req: { headers: Record<string, string | string[] | undefined>; socket?: { remoteAddress?: string } };
+  }) => {
     const bearer = header(req.headers.authorization)?.match(/^Bearer\s+(.+)$/i)?.[1];
-    return createContextInner(services, { adminToken: header(req.headers["x-admin-token"]) ?? bearer });
+    return createContextInner(services, {
+      adminToken: header(req.headers["x-admin-token"]) ?? bearer,
+      clientAddress: req.socket?.remoteAddress,
+    });
   };
 }

@@ -46,6 +46,41 @@ const schema = z.object({
   JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5000),
   ORDER_PROCESSING_MS: z.coerce.number().int().min(0).max(60_000).default(300),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // --- exposure limits (README "Security") ---
+  /** Extra `Host` values accepted besides loopback on PORT and the hosts of API_URLS (host or host:port). */
+  ALLOWED_HOSTS: z
+    .string()
+    .optional()
+    .transform((s) => (s ? csv(s).map((h) => h.toLowerCase()) : [])),
+  /** Products the demo runs may reset and deduct: these ids, plus any id starting with the prefix. */
+  DEMO_PRODUCTS: z.string().default("1001").transform(csv),
+  DEMO_PRODUCT_PREFIX: z.string().max(32).default("demo-"),
+  MAX_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** Whole request (headers + body) must arrive within this; streaming responses are not affected. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(256),
+  MAX_STREAMS_PER_CLIENT: z.coerce.number().int().min(1).max(1_000).default(20),
+  MAX_SCENARIOS: z.coerce.number().int().min(1).max(50).default(2),
+  MAX_SCENARIOS_PER_CLIENT: z.coerce.number().int().min(1).max(50).default(1),
+  /** Deducts queued or running on one product on one instance; more answer TOO_MANY_REQUESTS. */
+  MAX_WAITERS_PER_PRODUCT: z.coerce.number().int().min(1).max(10_000).default(600),
+  /** Sum of `workMs` queued behind one product's lock on one instance (lock modes). */
+  MAX_QUEUED_WORK_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /** How long an order's idempotency record (and its index entry) is kept: at least 24 h. */
+  ORDER_RETENTION_HOURS: z.coerce
+    .number()
+    .min(24)
+    .max(24 * 365)
+    .default(24),
+  /** How long a finished demo run's events stay replayable. */
+  RUN_RETENTION_S: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .default(3600),
 });
 
 export type Env = Omit<z.output<typeof schema>, "INSTANCE_ID"> & { INSTANCE_ID: string };

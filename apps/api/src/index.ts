@@ -17,6 +17,8 @@ export type {
   LockView,
   ModeInfo,
   Order,
+  RunEvent,
+  RunFailed,
   ScenarioEvent,
   ScenarioEventKind,
   ScenarioStep,

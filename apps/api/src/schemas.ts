@@ -13,13 +13,21 @@ export type ScenarioName = z.infer<typeof scenarioName>;
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
+/**
+ * The longest simulated work a client may ask of one deduct. In the lock modes requests on a product run one
+ * at a time, so this (with the per-product caps in stock/admission.ts) bounds how long a client can hold a
+ * product for everyone else.
+ */
+export const MAX_WORK_MS = 1_000;
+export const MAX_BURST_REQUESTS = 1_000;
+
 export const stockGetInput = z.strictObject({ productId: id });
 export const stockResetInput = z.strictObject({ productId: id, qty: int(0, 1_000_000).default(100) });
 export const stockDeductInput = z.strictObject({
   productId: id,
   quantity: int(1, 1000).default(1),
   mode: stockMode,
-  workMs: int(0, 5000).default(0),
+  workMs: int(0, MAX_WORK_MS).default(0),
 });
 
 export const orderSubmitInput = z.strictObject({
@@ -51,11 +59,22 @@ export const locksWatchInput = z
 
 export const burstInput = z.strictObject({
   productId: id.default("1001"),
-  requests: z.number().int().default(200),
+  requests: int(1, MAX_BURST_REQUESTS).default(200),
   initialStock: int(0, 100_000).default(100),
   mode: stockMode,
-  workMs: int(0, 2000).default(10),
+  workMs: int(0, MAX_WORK_MS).default(10),
 });
+
+const runId = z.string().regex(/^[0-9a-f]{16}$/, "expected a run id (16 hex characters)");
+export const runWatchInput = z.strictObject({
+  runId,
+  /** Sent by EventSource on reconnect (tracked events): the last event received. */
+  lastEventId: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .nullish(),
+});
+export const runCancelInput = z.strictObject({ runId });
 
 export const scenarioInput = z.strictObject({
   name: scenarioName,

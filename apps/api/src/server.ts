@@ -2,7 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { createContextFactory } from "./context.js";
 import { env as readEnv } from "./env.js";
+import { ClientLimits } from "./http/client-limits.js";
 import { applyCors } from "./http/cors.js";
+import { guardRequest } from "./http/guard.js";
+import { baseHeaders, plain } from "./http/headers.js";
 import { healthz, metrics } from "./http/health.js";
 import { startJobs } from "./jobs/scheduler.js";
 import { createLogger } from "./logger.js";
@@ -21,6 +24,8 @@ const trpc = createHTTPHandler({
   router: appRouter,
   basePath: "/trpc/",
   maxBodySize: MAX_BODY_BYTES,
+  // A batch runs every call in it: without a cap one GET could run thousands of procedures.
+  maxBatchSize: env.MAX_BATCH_SIZE,
   createContext: createContextFactory(services),
   onError({ error, path }) {
     if (error.code === "INTERNAL_SERVER_ERROR")
@@ -28,19 +33,54 @@ const trpc = createHTTPHandler({
   },
 });
 
+const limits = new ClientLimits({
+  connections: env.MAX_CONNECTIONS_PER_CLIENT,
+  streams: env.MAX_STREAMS_PER_CLIENT,
+});
+const streamPaths = new Set(
+  Object.entries(appRouter._def.procedures as Record<string, { _def?: { type?: string } }>)
+    .filter(([, p]) => p._def?.type === "subscription")
+    .map(([path]) => path),
+);
+const guard = {
+  host: { port: () => listeningPort(), allowed: env.ALLOWED_HOSTS, apiUrls: env.API_URLS },
+  origins,
+  limits,
+  streamPaths,
+};
+
 function route(req: IncomingMessage, res: ServerResponse) {
+  baseHeaders(res);
+  if (guardRequest(req, res, guard)) return;
   if (applyCors(req, res, origins)) return;
   const path = (req.url ?? "/").split("?", 1)[0];
+  if ((path === "/healthz" || path === "/metrics") && req.method !== "GET") {
+    // Answered without reading the body, and the connection closed: nothing to upload here.
+    return plain(res, 405, { error: "GET only" }, { allow: "GET", connection: "close" });
+  }
   if (path === "/healthz") return void healthz(res, services.redis, env.INSTANCE_ID);
-  if (path === "/metrics") return void metrics(res, services.metrics.registry);
+  if (path === "/metrics") return void metrics(req, res, services.metrics.registry, env.ADMIN_TOKEN);
   if (path?.startsWith("/trpc/")) return trpc(req, res);
   res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
 }
 
-const server = createServer(route);
-// SSE subscriptions are long-lived; only idle sockets should time out.
-server.requestTimeout = 0;
-server.headersTimeout = 10_000;
+// requestTimeout bounds receiving a request (headers and body), not the response, so SSE streams are
+// unaffected while a stalled upload (slowloris) is cut off. Checked every second rather than every 30 s.
+const server = createServer(
+  {
+    requestTimeout: env.REQUEST_TIMEOUT_MS,
+    headersTimeout: Math.min(env.HEADERS_TIMEOUT_MS, env.REQUEST_TIMEOUT_MS),
+    keepAliveTimeout: env.KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: 1_000,
+  },
+  route,
+);
+limits.attach(server);
+
+function listeningPort(): number {
+  const addr = server.address();
+  return typeof addr === "object" && addr ? addr.port : env.PORT;
+}
 
 const jobs = startJobs({
   redis: services.redis,
@@ -49,6 +89,7 @@ const jobs = startJobs({
   metrics: services.metrics,
   instanceId: env.INSTANCE_ID,
   intervalMs: env.JOB_INTERVAL_MS,
+  orderRetentionMs: env.ORDER_RETENTION_HOURS * 3_600_000,
 });
 
 // The postgres mode's first connection attempt is bounded by the pool's connect timeout.

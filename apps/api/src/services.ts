@@ -2,12 +2,14 @@ import * as lock from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Services } from "./context.js";
+import { RunRegistry } from "./demo/runs/registry.js";
 import type { Env } from "./env.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
 import type { LockEvent, Locks } from "./lock.js";
 import { createMetrics, type LockBackendLabel, type Metrics, resourceKind } from "./metrics.js";
 import { connectPostgres, pgServer } from "./postgres.js";
 import { createRedis, waitUntilReady } from "./redis.js";
+import { Admission } from "./stock/admission.js";
 import { highestPgFence } from "./stock/pg-fence-floor.js";
 
 /** Feeds the library's lock events into the Prometheus metrics. */
@@ -73,6 +75,11 @@ export function createServices(env: Env, logger: Logger) {
       orderProcessingMs: env.ORDER_PROCESSING_MS,
       redlockNodes: env.REDLOCK_URLS.map((u) => new URL(u).host),
       postgresServer: env.DATABASE_URL ? pgServer(env.DATABASE_URL) : null,
+      demoProducts: { ids: env.DEMO_PRODUCTS, prefix: env.DEMO_PRODUCT_PREFIX },
+      maxScenarios: env.MAX_SCENARIOS,
+      maxScenariosPerClient: env.MAX_SCENARIOS_PER_CLIENT,
+      orderRetentionMs: env.ORDER_RETENTION_HOURS * 3_600_000,
+      runRetentionS: env.RUN_RETENTION_S,
     },
     redis,
     locks,
@@ -81,6 +88,11 @@ export function createServices(env: Env, logger: Logger) {
     postgres: null,
     postgresReason: null,
     localMutex: new KeyedMutex(),
+    runs: new RunRegistry(),
+    admission: new Admission({
+      maxWaiters: env.MAX_WAITERS_PER_PRODUCT,
+      maxQueuedWorkMs: env.MAX_QUEUED_WORK_MS,
+    }),
     metrics,
     logger,
     startedAt: Date.now(),
@@ -102,6 +114,7 @@ export function createServices(env: Env, logger: Logger) {
     },
   });
   const close = async () => {
+    services.runs.cancelAll("the API instance is shutting down");
     await locks.close().catch(() => undefined);
     await rl.redlock?.close().catch(() => undefined);
     await pg.close();

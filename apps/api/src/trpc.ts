@@ -1,8 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Context } from "./context.js";
+import { BurstRunningError } from "./demo/burst-running-error.js";
 import { isRedisUnavailable } from "./lib/redis-errors.js";
+import { sameSecret } from "./lib/same-secret.js";
 
 const t = initTRPC.context<Context>().create({
   // Never put stack traces into responses, whatever NODE_ENV says.
@@ -22,7 +23,9 @@ const t = initTRPC.context<Context>().create({
       ctx?.logger.error({ err: error.cause ?? error }, "internal error");
       return { ...shape, message: "Internal server error", data: { ...shape.data, zodError: null } };
     }
-    return { ...shape, data: { ...shape.data, zodError } };
+    // A refused burst names the run that holds the guard, so a client can watch it instead.
+    const runId = error.cause instanceof BurstRunningError ? error.cause.runId : undefined;
+    return { ...shape, data: { ...shape.data, zodError, ...(runId ? { runId } : {}) } };
   },
   sse: {
     ping: { enabled: true, intervalMs: 2_000 },
@@ -49,17 +52,15 @@ const redisAvailability = t.middleware(async ({ next }) => {
 
 export const publicProcedure = t.procedure.use(redisAvailability);
 
-function sameSecret(given: string | undefined, expected: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** True when the request may do admin things: ADMIN_TOKEN is unset (local demo) or it presented it. */
+export function isAdmin(ctx: Pick<Context, "config" | "adminToken">): boolean {
+  const expected = ctx.config.adminToken;
+  return expected === undefined || sameSecret(ctx.adminToken, expected);
 }
 
 /** Mutations that reset state. Open when ADMIN_TOKEN is unset (local demo), guarded when it is. */
 export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
-  const expected = ctx.config.adminToken;
-  if (expected !== undefined && !sameSecret(ctx.adminToken, expected)) {
+  if (!isAdmin(ctx)) {
     throw new TRPCError({ code: "UNAUTHORIZED", message: "admin token required (x-admin-token header)" });
   }
   return next();

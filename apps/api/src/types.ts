@@ -89,6 +89,10 @@ export interface BurstReport {
   durationMs: number;
   latencyMs: { p50: number; p95: number; p99: number };
   perInstance: Record<string, number>;
+  /**
+   * Redis commands per success caused by the run's requests: only the commands the deduct path sends (lock
+   * scripts, stock reads and writes), so observers such as the live view are not counted.
+   */
   redisCommandsPerSuccess: number | null;
 }
 
@@ -133,6 +137,15 @@ export interface ScenarioDone {
 
 export type ScenarioEvent = ScenarioStep | ScenarioDone;
 
+/** A run that ended without its report or timeline end: it failed, was cancelled, or its instance died. */
+export interface RunFailed {
+  type: "failed";
+  message: string;
+}
+
+/** What `demo.runs.watch` yields (each as a tracked event); `report`, `done` and `failed` end a run. */
+export type RunEvent = BurstEvent | ScenarioEvent | RunFailed;
+
 export interface JobRun {
   /** Tick number: floor(scheduled wall time / interval). */
   tick: number;
@@ -151,12 +164,15 @@ export interface ModeInfo {
   reason: string | null;
 }
 
+/** Without the admin token (when ADMIN_TOKEN is set), versions and addresses are null or empty. */
 export interface SystemInfo {
+  /** False when the details below were left out. */
+  detailed: boolean;
   instanceId: string;
   startedAt: number;
   uptimeMs: number;
-  node: string;
-  redis: { version: string; mode: "standalone" | "cluster"; reachable: boolean };
+  node: string | null;
+  redis: { version: string | null; mode: "standalone" | "cluster"; reachable: boolean };
   redlock: { available: boolean; reason: string | null; nodes: string[] };
   /** The `postgres` mode's lock store: available when migrated and answering now. */
   postgres: { available: boolean; reason: string | null; server: string | null; version: string | null };

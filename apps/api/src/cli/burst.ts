@@ -1,14 +1,23 @@
-// npm run burst -w @lockyard/api -- --mode redis --requests 200 [--url http://127.0.0.1:4001] ...
+// npm run burst -- --mode redis [--requests 200] [--url http://127.0.0.1:4001] [--json] ...
 import { parseArgs } from "node:util";
 import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
 import { EventSource } from "eventsource";
 import { z } from "zod";
+import { env } from "../env.js";
 import type { AppRouter } from "../root.js";
 import { burstInput } from "../schemas.js";
-import type { BurstReport } from "../types.js";
+import type { BurstReport, RunEvent } from "../types.js";
+import { printReport, progressBar } from "./burst-print.js";
 
-const usage = `usage: npm run burst -- --mode <none|local|redis|redlock|atomic> [--requests 200]
-       [--initial-stock 100] [--work-ms 10] [--product 1001] [--url http://127.0.0.1:4001]`;
+const usage = `usage: npm run burst -- --mode <none|local|redis|redlock|postgres|atomic> [--requests 200]
+       [--initial-stock 100] [--work-ms 10] [--product 1001] [--url http://127.0.0.1:4001]
+       [--admin-token <token>] [--json]
+exit status: 0 done; 1 a safe mode oversold; 2 bad arguments; 3 API unreachable; 4 burst refused or failed`;
+
+const EXIT = { ok: 0, oversold: 1, usage: 2, unreachable: 3, failed: 4 } as const;
+/** How long the API gets to answer /healthz before the CLI says it is down. */
+const REACH_TIMEOUT_MS = 3_000;
+const UNSAFE_MODES = new Set(["none", "local"]);
 
 function parse() {
   const { values } = parseArgs({
@@ -19,12 +28,14 @@ function parse() {
       "work-ms": { type: "string" },
       product: { type: "string" },
       url: { type: "string", default: "http://127.0.0.1:4001" },
+      "admin-token": { type: "string" },
+      json: { type: "boolean", default: false },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) {
     console.log(usage);
-    process.exit(0);
+    process.exit(EXIT.ok);
   }
   const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
   const input = burstInput.safeParse({
@@ -40,81 +51,77 @@ function parse() {
       `${input.error ? z.prettifyError(input.error) : ""}${url.error ? "\n--url must be an http(s) URL" : ""}`,
     );
     console.error(usage);
-    process.exit(2);
+    process.exit(EXIT.usage);
   }
-  return { input: input.data, url: url.data.replace(/\/+$/, "") };
+  const token = values["admin-token"] ?? env().ADMIN_TOKEN;
+  return { input: input.data, url: url.data.replace(/\/+$/, ""), json: values.json, token };
 }
 
-function bar(done: number, total: number): string {
-  const width = 30;
-  const n = Math.round((done / Math.max(1, total)) * width);
-  return `[${"#".repeat(n)}${".".repeat(width - n)}] ${done}/${total}`;
+async function reachable(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(REACH_TIMEOUT_MS) });
+    return res.status === 200 || res.status === 503;
+  } catch {
+    return false;
+  }
 }
 
-function printReport(r: BurstReport) {
-  const rows: [string, string | number][] = [
-    ["mode", r.mode],
-    ["requests", r.requests],
-    ["initial stock", r.initialStock],
-    ["successes", r.successes],
-    ["sold out", r.soldOut],
-    [
-      "rejected",
-      Object.entries(r.rejected)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(", ") || "0",
-    ],
-    ["errors", r.errors],
-    ["final stock", r.finalStock],
-    ["lowest stock", r.lowestStock],
-    ["oversold", r.oversold],
-    ["duration ms", r.durationMs],
-    ["latency p50/p95/p99 ms", `${r.latencyMs.p50} / ${r.latencyMs.p95} / ${r.latencyMs.p99}`],
-    [
-      "per instance",
-      Object.entries(r.perInstance)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(", "),
-    ],
-    ["redis commands / success", r.redisCommandsPerSuccess ?? "n/a"],
-  ];
-  const w = Math.max(...rows.map(([k]) => k.length));
-  console.log(`\n${"-".repeat(w + 30)}`);
-  for (const [k, v] of rows) console.log(`${k.padEnd(w)}  ${v}`);
-  console.log("-".repeat(w + 30));
-  console.log(
-    r.lowestStock >= 0 && r.oversold === 0
-      ? "Stock never dropped below zero."
-      : `Oversold by ${r.oversold} (lowest stock ${r.lowestStock}).`,
-  );
+function fail(code: number, message: string): never {
+  console.error(message);
+  process.exit(code);
 }
 
-const { input, url } = parse();
+const { input, url, json, token } = parse();
+if (!(await reachable(url))) {
+  fail(EXIT.unreachable, `cannot reach the API at ${url} (is it running? npm start, or --url)`);
+}
+const headers = token ? { "x-admin-token": token } : undefined;
 const client = createTRPCClient<AppRouter>({
   links: [
     splitLink({
       condition: (op) => op.type === "subscription",
       true: httpSubscriptionLink({ url: `${url}/trpc`, EventSource }),
-      false: httpLink({ url: `${url}/trpc` }),
+      false: httpLink({ url: `${url}/trpc`, ...(headers ? { headers } : {}) }),
     }),
   ],
 });
 
-const sub = client.demo.burst.subscribe(input, {
-  onData(event) {
-    if (event.type === "progress") {
-      process.stdout.write(`\r${bar(event.done, event.total)}  stock ${event.stock}   `);
-    } else {
-      printReport(event);
-      sub.unsubscribe();
-      process.exitCode = 0;
-    }
-  },
-  onError(err) {
-    const code =
-      err instanceof TRPCClientError ? (err.data as { code?: string } | undefined)?.code : undefined;
-    console.error(`\nburst failed${code ? ` (${code})` : ""}: ${err.message}`);
-    sub.unsubscribe();
-    process.exitCode = 1;
-  },
-});
+let runId: string;
+try {
+  ({ runId } = await client.demo.burst.start.mutate(input));
+} catch (err) {
+  const data = err instanceof TRPCClientError ? (err.data as { code?: string; runId?: string }) : undefined;
+  fail(
+    EXIT.failed,
+    `burst refused${data?.code ? ` (${data.code})` : ""}: ${(err as Error).message}${data?.runId ? `\nrunning run: ${data.runId}` : ""}`,
+  );
+}
+
+const report = await new Promise<BurstReport>((resolve, reject) => {
+  const sub = client.demo.runs.watch.subscribe(
+    { runId },
+    {
+      onData({ data }) {
+        const event = data as RunEvent;
+        if (event.type === "progress" && !json) {
+          process.stdout.write(`\r${progressBar(event.done, event.total)}  stock ${event.stock}   `);
+        } else if (event.type === "report") {
+          sub.unsubscribe();
+          resolve(event);
+        } else if (event.type === "failed") {
+          sub.unsubscribe();
+          reject(new Error(event.message));
+        }
+      },
+      onError(err) {
+        sub.unsubscribe();
+        reject(err);
+      },
+    },
+  );
+}).catch((err: unknown) => fail(EXIT.failed, `\nburst ${runId} failed: ${(err as Error).message}`));
+
+if (json) console.log(JSON.stringify({ runId, ...report }, null, 2));
+else printReport(report);
+// A safe mode that oversold is a bug worth a red CI step; the unsafe modes are expected to.
+process.exit(report.oversold > 0 && !UNSAFE_MODES.has(report.mode) ? EXIT.oversold : EXIT.ok);

@@ -1,15 +1,15 @@
-import { setMaxListeners } from "node:events";
-import { TRPCClientError } from "@trpc/client";
 import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
-import { sleep } from "../lib/sleep.js";
-import type { AppRouter } from "../root.js";
 import type { StockMode } from "../schemas.js";
-import { readQty, resetStock } from "../stock/store.js";
-import type { BurstEvent, BurstReport } from "../types.js";
-import { type ApiClient, apiClients } from "./clients.js";
-import { totalCommands } from "./commandstats.js";
-import { percentiles } from "./percentiles.js";
+import { resetStock } from "../stock/store.js";
+import type { RunEvent } from "../types.js";
+import { fireBurst } from "./burst-fire.js";
+import { BurstRunningError } from "./burst-running-error.js";
+import { assertDemoProduct } from "./products.js";
+import { acquireBurstGuard, releaseBurstGuard, renewBurstGuard } from "./runs/guard.js";
+import { newRunId } from "./runs/registry.js";
+import { RunLog } from "./runs/run.js";
+import { createRunMeta } from "./runs/store.js";
 
 export interface BurstRequest {
   productId: string;
@@ -19,34 +19,16 @@ export interface BurstRequest {
   workMs: number;
 }
 
-export const MAX_BURST_REQUESTS = 1000;
-const BURST_RESOURCE = "demo:burst";
-const PROGRESS_EVERY_MS = 100;
+/** The guard's lease; the run's heartbeat renews it, so it outlives a long burst but not a dead instance. */
+const GUARD_LEASE_MS = 10_000;
 
-interface Tally {
-  done: number;
-  successes: number;
-  soldOut: number;
-  rejected: Record<string, number>;
-  errors: number;
-  lastStock: number;
-  lowestStock: number;
-  latencies: number[];
-  perInstance: Record<string, number>;
-}
-
-/** Resets the stock, fires every request at once across all instances, streams progress, then a report. */
-export async function* runBurst(
-  ctx: Context,
-  req: BurstRequest,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<BurstEvent> {
-  if (req.requests < 1 || req.requests > MAX_BURST_REQUESTS) {
-    throw new TRPCError({
-      code: "TOO_MANY_REQUESTS",
-      message: `a burst fires 1 to ${MAX_BURST_REQUESTS} requests (got ${req.requests})`,
-    });
-  }
+/**
+ * Starts a burst and returns its run id at once; the burst runs on this instance whether or not anybody
+ * watches. One burst at a time across every instance: the guard is held until every request of the run has
+ * settled, also when the run is cancelled, so a later burst never shares the product with a previous one.
+ */
+export async function startBurst(ctx: Context, req: BurstRequest): Promise<{ runId: string }> {
+  assertDemoProduct(ctx.config, req.productId);
   if (req.mode === "redlock" && !ctx.redlock) {
     throw new TRPCError({
       code: "PRECONDITION_FAILED",
@@ -59,128 +41,55 @@ export async function* runBurst(
       message: `mode "postgres" is unavailable: ${ctx.postgresReason}`,
     });
   }
-  // One burst at a time across every instance: the bursts would corrupt each other's figures.
-  const guard = await ctx.locks.tryAcquire(BURST_RESOURCE);
-  if (!guard) {
-    throw new TRPCError({
-      code: "TOO_MANY_REQUESTS",
-      message: "another burst is running; try again when it ends",
-    });
-  }
-  try {
-    yield* fire(ctx, req, signal);
-  } finally {
-    await guard.release().catch((err: unknown) => ctx.logger.warn({ err }, "burst guard release failed"));
-  }
-}
-
-async function* fire(
-  ctx: Context,
-  req: BurstRequest,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<BurstEvent> {
-  await resetStock(ctx.redis, req.productId, req.initialStock);
-  const clients = apiClients(ctx.config.apiUrls.length > 0 ? ctx.config.apiUrls : []);
-  if (clients.length === 0) {
+  if (ctx.config.apiUrls.length === 0) {
     throw new TRPCError({ code: "PRECONDITION_FAILED", message: "no API_URLS configured for the burst" });
   }
-  // One signal for every request, so a departed subscriber cancels the lot.
-  const cancel = new AbortController();
-  setMaxListeners(req.requests + 10, cancel.signal);
-  const onAbort = () => cancel.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const runId = newRunId();
+  const holder = await acquireBurstGuard(ctx.redis, runId, GUARD_LEASE_MS);
+  if (holder !== null) {
+    const cause = new BurstRunningError(holder);
+    throw new TRPCError({ code: "CONFLICT", message: cause.message, cause });
+  }
   try {
-    yield* fireAll(ctx, req, clients, cancel.signal);
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
+    await createRunMeta(
+      ctx.redis,
+      runId,
+      { kind: "burst", instanceId: ctx.config.instanceId },
+      ctx.config.runRetentionS,
+    );
+    await resetStock(ctx.redis, req.productId, req.initialStock);
+  } catch (err) {
+    await releaseBurstGuard(ctx.redis, runId).catch(() => undefined);
+    throw err;
   }
-}
-
-async function* fireAll(
-  ctx: Context,
-  req: BurstRequest,
-  clients: ApiClient[],
-  signal: AbortSignal,
-): AsyncGenerator<BurstEvent> {
-  const { productId, mode, workMs } = req;
-  const tally: Tally = {
-    done: 0,
-    successes: 0,
-    soldOut: 0,
-    rejected: {},
-    errors: 0,
-    lastStock: req.initialStock,
-    lowestStock: req.initialStock,
-    latencies: [],
-    perInstance: {},
-  };
-  const commandsBefore = await totalCommands(ctx.redis);
-  const started = performance.now();
-  const all = Promise.all(
-    Array.from({ length: req.requests }, async (_, i) => {
-      const client = clients[i % clients.length]!;
-      const t0 = performance.now();
-      try {
-        const r = await client.stock.deduct.mutate({ productId, quantity: 1, mode, workMs }, { signal });
-        tally.perInstance[r.instanceId] = (tally.perInstance[r.instanceId] ?? 0) + 1;
-        if (r.stock !== null) {
-          tally.lastStock = r.stock;
-          tally.lowestStock = Math.min(tally.lowestStock, r.stock);
-        }
-        if (r.ok) tally.successes++;
-        else if (r.reason === "sold-out") tally.soldOut++;
-        else tally.rejected[r.reason] = (tally.rejected[r.reason] ?? 0) + 1;
-      } catch (err) {
-        tally.errors++;
-        if (!(err instanceof TRPCClientError)) ctx.logger.warn({ err }, "burst request failed");
-        else
-          ctx.logger.debug(
-            { code: (err as TRPCClientError<AppRouter>).data?.code },
-            "burst request rejected",
-          );
-      } finally {
-        tally.latencies.push(performance.now() - t0);
-        tally.done++;
-      }
-    }),
-  );
-  let finished = false;
-  void all.finally(() => {
-    finished = true;
+  const cancel = new AbortController();
+  const log = new RunLog({
+    redis: ctx.redis,
+    logger: ctx.logger,
+    runId,
+    retentionS: ctx.config.runRetentionS,
+    onHeartbeat: async () => {
+      await renewBurstGuard(ctx.redis, runId, GUARD_LEASE_MS);
+    },
+    onCancelRequested: () => cancel.abort(new Error("cancelled")),
+    onAppend: () => ctx.runs.notify(runId),
   });
-  while (!finished) {
-    await Promise.race([all, sleep(PROGRESS_EVERY_MS)]);
-    yield { type: "progress", done: tally.done, total: req.requests, stock: tally.lastStock };
-  }
-  const durationMs = performance.now() - started;
-  const commands = (await totalCommands(ctx.redis)) - commandsBefore;
-  const finalStock = await readQty(ctx.redis, productId);
-  const report: BurstReport = {
-    type: "report",
-    mode,
-    requests: req.requests,
-    initialStock: req.initialStock,
-    successes: tally.successes,
-    soldOut: tally.soldOut,
-    rejected: tally.rejected,
-    errors: tally.errors,
-    finalStock,
-    lowestStock: Math.min(tally.lowestStock, finalStock),
-    oversold: Math.max(0, tally.successes - req.initialStock),
-    durationMs: Math.round(durationMs),
-    latencyMs: percentiles(tally.latencies),
-    perInstance: tally.perInstance,
-    redisCommandsPerSuccess: tally.successes > 0 ? Math.round((commands / tally.successes) * 10) / 10 : null,
-  };
-  recordMetrics(ctx, report);
-  yield report;
-}
-
-function recordMetrics(ctx: Context, r: BurstReport) {
-  const m = ctx.metrics.bursts;
-  m.inc({ mode: r.mode, outcome: "success" }, r.successes);
-  m.inc({ mode: r.mode, outcome: "sold-out" }, r.soldOut);
-  m.inc({ mode: r.mode, outcome: "error" }, r.errors);
-  for (const [reason, n] of Object.entries(r.rejected)) m.inc({ mode: r.mode, outcome: reason }, n);
-  ctx.metrics.burstOversold.inc({ mode: r.mode }, r.oversold);
+  ctx.runs.add(runId, { cancel: (reason) => cancel.abort(new Error(reason)) });
+  void (async () => {
+    let last: RunEvent;
+    try {
+      last = await fireBurst(ctx, req, log, cancel.signal);
+    } catch (err) {
+      ctx.logger.warn({ err, runId }, "burst failed");
+      last = { type: "failed", message: err instanceof Error ? err.message : String(err) };
+    }
+    // Every request has settled: free the guard before the last event, so a watcher that starts the
+    // next burst on seeing the report is not refused.
+    await releaseBurstGuard(ctx.redis, runId).catch((err: unknown) =>
+      ctx.logger.warn({ err, runId }, "burst guard release failed"),
+    );
+    await log.end(last);
+    ctx.runs.remove(runId);
+  })();
+  return { runId };
 }

@@ -1,6 +1,11 @@
+import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
 import type { ScenarioName } from "../schemas.js";
 import type { ScenarioEvent } from "../types.js";
+import { newRunId } from "./runs/registry.js";
+import { HEARTBEAT_MS, RunLog } from "./runs/run.js";
+import { releaseScenarioSlot, renewScenarioSlot, takeScenarioSlot } from "./runs/slots.js";
+import { createRunMeta } from "./runs/store.js";
 import { crash } from "./scenarios/crash.js";
 import { fencing } from "./scenarios/fencing.js";
 import { misdelete } from "./scenarios/misdelete.js";
@@ -11,32 +16,79 @@ import { Timeline } from "./timeline.js";
 
 const scripts: Record<ScenarioName, ScenarioScript> = { watchdog, reentrancy, misdelete, fencing, crash };
 
-/** Runs one scenario script and streams its timeline; stops the script when the client goes away. */
-export async function* runScenario(
+/** A slot outlives a few missed heartbeats; a crashed instance's slots free themselves after it. */
+const SLOT_LEASE_MS = HEARTBEAT_MS * 10;
+
+/**
+ * Starts a scenario and returns its run id at once. Scenarios fork child processes, so at most
+ * MAX_SCENARIOS run at a time across every instance and MAX_SCENARIOS_PER_CLIENT per client address;
+ * beyond that, TOO_MANY_REQUESTS.
+ */
+export async function startScenario(
   ctx: Context,
   req: { name: ScenarioName; timeScale: number },
-  signal: AbortSignal | undefined,
-): AsyncGenerator<ScenarioEvent> {
-  const abort = new AbortController();
-  const onAbort = () => abort.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const tl = new Timeline(ctx, req.name, req.timeScale, abort.signal);
-  const script = scripts[req.name];
-  const running = script(tl).then(
-    (r) => tl.finish(r.ok, r.summary),
-    async (err: unknown) => {
-      if (abort.signal.aborted) return tl.queue.end();
-      const message = err instanceof Error ? err.message : String(err);
-      ctx.logger.warn({ err, scenario: req.name }, "scenario failed");
-      await tl.emit("system", "error", message);
-      await tl.finish(false, message);
-    },
-  );
-  try {
-    yield* tl.queue;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    abort.abort();
-    await running;
+): Promise<{ runId: string }> {
+  const runId = newRunId();
+  const client = ctx.clientAddress ?? "local";
+  const slot = await takeScenarioSlot(ctx.redis, client, runId, {
+    max: ctx.config.maxScenarios,
+    maxPerClient: ctx.config.maxScenariosPerClient,
+    leaseMs: SLOT_LEASE_MS,
+  });
+  if (slot !== "ok") {
+    throw new TRPCError({
+      code: "TOO_MANY_REQUESTS",
+      message:
+        slot === "global"
+          ? `${ctx.config.maxScenarios} scenarios are running already (MAX_SCENARIOS); try again when one ends`
+          : `you already run ${ctx.config.maxScenariosPerClient} scenario(s) (MAX_SCENARIOS_PER_CLIENT)`,
+    });
   }
+  const free = () => releaseScenarioSlot(ctx.redis, client, runId).catch(() => undefined);
+  try {
+    await createRunMeta(
+      ctx.redis,
+      runId,
+      { kind: "scenario", instanceId: ctx.config.instanceId },
+      ctx.config.runRetentionS,
+    );
+  } catch (err) {
+    await free();
+    throw err;
+  }
+  const abort = new AbortController();
+  const log = new RunLog({
+    redis: ctx.redis,
+    logger: ctx.logger,
+    runId,
+    retentionS: ctx.config.runRetentionS,
+    onHeartbeat: () => renewScenarioSlot(ctx.redis, client, runId, SLOT_LEASE_MS),
+    onCancelRequested: () => abort.abort(new Error("cancelled")),
+    onAppend: () => ctx.runs.notify(runId),
+  });
+  ctx.runs.add(runId, { cancel: (reason) => abort.abort(new Error(reason)) });
+  let last: ScenarioEvent | undefined;
+  const tl = new Timeline(ctx, runId, req.name, req.timeScale, abort.signal, (e) => {
+    if (e.type === "done") last = e;
+    else void log.emit(e);
+  });
+  void (async () => {
+    try {
+      const r = await scripts[req.name](tl);
+      await tl.finish(r.ok, r.summary);
+    } catch (err) {
+      const message = abort.signal.aborted ? "cancelled" : err instanceof Error ? err.message : String(err);
+      if (!abort.signal.aborted) {
+        ctx.logger.warn({ err, scenario: req.name }, "scenario failed");
+        await tl.emit("system", "error", message);
+      }
+      await tl.finish(false, message);
+    } finally {
+      abort.abort();
+      await free();
+      await log.end(last ?? { type: "failed", message: "the scenario ended without a result" });
+      ctx.runs.remove(runId);
+    }
+  })();
+  return { runId };
 }

@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
 import type { Context } from "../context.js";
-import { AsyncQueue } from "../lib/async-queue.js";
 import { sleep } from "../lib/sleep.js";
 import { listLocks } from "../locks/snapshot.js";
 import type { ScenarioName } from "../schemas.js";
@@ -10,8 +8,6 @@ type Data = Record<string, string | number | boolean | null>;
 
 /** What a scenario script gets: its own resource names, scaled time, and the timeline to write to. */
 export class Timeline {
-  readonly runId = randomBytes(4).toString("hex");
-  readonly queue = new AsyncQueue<ScenarioEvent>();
   readonly #started = performance.now();
   readonly #startedAt = Date.now();
   #seq = 0;
@@ -20,9 +16,12 @@ export class Timeline {
 
   constructor(
     readonly ctx: Context,
+    readonly runId: string,
     readonly name: ScenarioName,
     readonly timeScale: number,
     readonly signal: AbortSignal,
+    /** Where events go, in order (the run's log). */
+    readonly out: (event: ScenarioEvent) => void,
   ) {}
 
   /** The scenario's own namespace, e.g. `demo:watchdog:1a2b3c4d`. */
@@ -54,7 +53,7 @@ export class Timeline {
     const seq = ++this.#seq;
     const locks = listLocks(this.ctx.locks, this.prefix).catch(() => []);
     this.#chain = this.#chain.then(async () => {
-      this.queue.push({ type: "event", seq, at, elapsedMs, actor, kind, message, data, locks: await locks });
+      this.out({ type: "event", seq, at, elapsedMs, actor, kind, message, data, locks: await locks });
     });
     return this.#chain;
   }
@@ -62,7 +61,7 @@ export class Timeline {
   async finish(ok: boolean, summary: string): Promise<void> {
     await this.#chain;
     const elapsedMs = this.elapsed();
-    this.queue.push({
+    this.out({
       type: "done",
       seq: ++this.#seq,
       at: this.#startedAt + elapsedMs,
@@ -71,6 +70,5 @@ export class Timeline {
       ok,
       summary,
     });
-    this.queue.end();
   }
 }

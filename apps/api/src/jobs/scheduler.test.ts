@@ -20,6 +20,7 @@ describe("cleanup job", () => {
         locks,
         instanceId,
         intervalMs,
+        orderRetentionMs: 24 * 3_600_000,
         logger: pino({ level: "silent" }),
         metrics: createMetrics(),
       });

@@ -2,11 +2,10 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Locks } from "../lock.js";
 import type { Metrics } from "../metrics.js";
-import { trimOrders } from "../orders/store.js";
+import { expireOrders } from "../orders/store.js";
 import { recordRun } from "./runs.js";
 
 export const JOB_RESOURCE = "job:cleanup";
-const KEEP_ORDERS = 1_000;
 
 export interface JobDeps {
   redis: Redis;
@@ -15,6 +14,13 @@ export interface JobDeps {
   metrics: Metrics;
   instanceId: string;
   intervalMs: number;
+  /** Orders (idempotency records) younger than this are never touched. */
+  orderRetentionMs: number;
+}
+
+/** The job's work: forget orders that left their retention window. */
+export function cleanup(deps: Pick<JobDeps, "redis" | "orderRetentionMs">): Promise<number> {
+  return expireOrders(deps.redis, deps.orderRetentionMs);
 }
 
 /**
@@ -50,7 +56,7 @@ export function startJobs(deps: JobDeps): { stop(): void } {
       const lock = await deps.locks.tryAcquire(JOB_RESOURCE, { leaseMs });
       if (!lock) return;
       const t0 = performance.now();
-      const removed = await trimOrders(deps.redis, KEEP_ORDERS);
+      const removed = await cleanup(deps);
       await recordRun(deps.redis, {
         tick: Math.round(scheduledAt / intervalMs),
         scheduledAt,

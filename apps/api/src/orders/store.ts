@@ -19,7 +19,11 @@ export async function readOrder(redis: Redis, orderId: string): Promise<Order | 
   };
 }
 
-export async function storeOrder(redis: Redis, order: Order): Promise<void> {
+/**
+ * Stores an order, which is also its idempotency record: it lives `retentionMs` (at least 24 h, DESIGN §2
+ * Retention), whatever the traffic, and a resubmission inside that window replays it.
+ */
+export async function storeOrder(redis: Redis, order: Order, retentionMs: number): Promise<void> {
   await redis
     .multi()
     .hset(orderKey(order.orderId), {
@@ -31,7 +35,9 @@ export async function storeOrder(redis: Redis, order: Order): Promise<void> {
       instanceId: order.instanceId,
       token: order.token ?? "",
     })
+    .pexpire(orderKey(order.orderId), retentionMs)
     .zadd(ORDER_INDEX, String(order.createdAt), order.orderId)
+    .pexpire(ORDER_INDEX, retentionMs)
     .exec();
 }
 
@@ -41,14 +47,11 @@ export async function listOrders(redis: Redis, limit: number): Promise<Order[]> 
   return orders.filter((o): o is Order => o !== null);
 }
 
-/** Keeps the newest `keep` orders; returns how many were removed. Used by the cleanup job. */
-export async function trimOrders(redis: Redis, keep: number): Promise<number> {
-  const old = await redis.zrange(ORDER_INDEX, "0", String(-keep - 1));
-  if (old.length === 0) return 0;
-  await redis
-    .multi()
-    .del(...old.map(orderKey))
-    .zrem(ORDER_INDEX, ...old)
-    .exec();
-  return old.length;
+/**
+ * Drops index entries of orders older than the retention window; returns how many. Used by the cleanup job.
+ * Never by count: a record inside the window stays, however many orders came after it. The records
+ * themselves expire by their TTL.
+ */
+export async function expireOrders(redis: Redis, retentionMs: number, now = Date.now()): Promise<number> {
+  return redis.zremrangebyscore(ORDER_INDEX, "-inf", `(${now - retentionMs}`);
 }

@@ -35,7 +35,7 @@ export async function submitOrder(ctx: Context, req: SubmitRequest): Promise<Ord
       instanceId: ctx.config.instanceId,
       token: lock.token,
     };
-    await storeOrder(ctx.redis, order);
+    await storeOrder(ctx.redis, order, ctx.config.orderRetentionMs);
     return { order, replayed: false };
   } finally {
     await lock.release().catch((err: unknown) => ctx.logger.warn({ err }, "order lock release failed"));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, testContext } from "../../test/context.js";
+import { testContext } from "../../test/context.js";
+import { watchAll } from "../../test/runs.js";
 import type { ScenarioEvent, ScenarioStep } from "../types.js";
 
 let t: Awaited<ReturnType<typeof testContext>>;
@@ -12,7 +13,8 @@ const steps = (events: ScenarioEvent[]) => events.filter((e): e is ScenarioStep 
 const done = (events: ScenarioEvent[]) => events.at(-1);
 
 async function run(name: "watchdog" | "reentrancy" | "misdelete" | "fencing" | "crash", timeScale: number) {
-  const events = await collect(await t.caller.demo.scenario({ name, timeScale }));
+  const { runId } = await t.caller.demo.scenario.start({ name, timeScale });
+  const events = (await watchAll(t.caller, runId)).map((e) => e.event as ScenarioEvent);
   const last = done(events);
   expect(last?.type).toBe("done");
   // Timelines are ordered and every lock they show belongs to the scenario's own namespace.
@@ -76,7 +78,7 @@ describe("demo.scenario", () => {
       { name: "crash", timeScale: 2 },
     ]) {
       // biome-ignore lint/suspicious/noExplicitAny: deliberately ill-typed input
-      const err = await t.caller.demo.scenario(input as any).catch((e: unknown) => e);
+      const err = await t.caller.demo.scenario.start(input as any).catch((e: unknown) => e);
       expect((err as { code?: string }).code).toBe("BAD_REQUEST");
     }
   });

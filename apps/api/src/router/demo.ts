@@ -1,14 +1,36 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { runBurst } from "../demo/burst.js";
-import { runScenario } from "../demo/scenario.js";
-import { burstInput, scenarioInput } from "../schemas.js";
-import { publicProcedure } from "../trpc.js";
+import { TRPCError } from "@trpc/server";
+import { startBurst } from "../demo/burst.js";
+import { markRun, readRunMeta } from "../demo/runs/store.js";
+import { watchRun } from "../demo/runs/watch.js";
+import { startScenario } from "../demo/scenario.js";
+import { burstInput, runCancelInput, runWatchInput, scenarioInput } from "../schemas.js";
+import { adminProcedure, publicProcedure } from "../trpc.js";
 
+/**
+ * Starting a run is a mutation (POST only, so no link, image or EventSource can start one); watching it is a
+ * subscription that only reads, so a reconnect resumes and never re-runs anything.
+ */
 export const demoRouter = {
-  burst: publicProcedure
-    .input(burstInput)
-    .subscription(({ ctx, input, signal }) => runBurst(ctx, input, signal)),
-  scenario: publicProcedure
-    .input(scenarioInput)
-    .subscription(({ ctx, input, signal }) => runScenario(ctx, input, signal)),
+  burst: {
+    start: adminProcedure.input(burstInput).mutation(({ ctx, input }) => startBurst(ctx, input)),
+  },
+  scenario: {
+    start: adminProcedure.input(scenarioInput).mutation(({ ctx, input }) => startScenario(ctx, input)),
+  },
+  runs: {
+    watch: publicProcedure
+      .input(runWatchInput)
+      .subscription(({ ctx, input, signal }) => watchRun(ctx, input.runId, input.lastEventId, signal)),
+    /** Cancels a run wherever it executes; a burst's outstanding requests are aborted. */
+    cancel: adminProcedure.input(runCancelInput).mutation(async ({ ctx, input }) => {
+      const meta = await readRunMeta(ctx.redis, input.runId);
+      if (!meta) throw new TRPCError({ code: "NOT_FOUND", message: `no demo run ${input.runId}` });
+      if (meta.status === "finished") return { cancelled: false };
+      if (!ctx.runs.cancel(input.runId, "cancelled")) {
+        await markRun(ctx.redis, input.runId, { cancel: 1 }, ctx.config.runRetentionS);
+      }
+      return { cancelled: true };
+    }),
+  },
 } satisfies TRPCRouterRecord;

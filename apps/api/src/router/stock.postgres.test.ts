@@ -75,7 +75,11 @@ describe("stock.deduct in postgres mode (real PostgreSQL)", () => {
     const productId = uid("p");
     await t.caller.stock.reset({ productId, qty: 5 });
     expect(await fencedStockWrite(t.redis, productId, 7, -1, "pgFence")).toEqual({ ok: true, qty: 4 });
-    expect(await fencedStockWrite(t.redis, productId, 6, -1, "pgFence")).toEqual({ ok: false, fence: 7 });
+    expect(await fencedStockWrite(t.redis, productId, 6, -1, "pgFence")).toEqual({
+      ok: false,
+      reason: "stale",
+      fence: 7,
+    });
     expect(await fencedStockWrite(t.redis, productId, 7, -1, "pgFence")).toEqual({ ok: true, qty: 3 });
     expect((await t.caller.stock.get({ productId })).fence).toBe(0);
   });

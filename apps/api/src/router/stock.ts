@@ -9,5 +9,7 @@ export const stockRouter = {
   reset: adminProcedure
     .input(stockResetInput)
     .mutation(({ ctx, input }) => resetStock(ctx.redis, input.productId, input.qty)),
-  deduct: publicProcedure.input(stockDeductInput).mutation(({ ctx, input }) => deduct(ctx, input)),
+  deduct: publicProcedure
+    .input(stockDeductInput)
+    .mutation(({ ctx, input, signal }) => deduct(ctx, input, signal)),
 } satisfies TRPCRouterRecord;

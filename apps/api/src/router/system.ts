@@ -1,7 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { systemInfo } from "../system/info.js";
-import { publicProcedure } from "../trpc.js";
+import { isAdmin, publicProcedure } from "../trpc.js";
 
 export const systemRouter = {
-  info: publicProcedure.query(({ ctx }) => systemInfo(ctx)),
+  info: publicProcedure.query(({ ctx }) => systemInfo(ctx, isAdmin(ctx))),
 } satisfies TRPCRouterRecord;

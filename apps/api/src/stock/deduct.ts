@@ -5,8 +5,10 @@ import type { LockHandle, Locks } from "../lock.js";
 import type { StockMode } from "../schemas.js";
 import type { DeductResult } from "../types.js";
 import { atomicDecrement } from "./atomic.js";
+import { readForBarrier, waitForReads } from "./barrier.js";
 import { type FenceField, fencedStockWrite } from "./fenced.js";
 import { stockResource } from "./keys.js";
+import { assertKnownProduct } from "./known-products.js";
 import { withPgLock } from "./postgres-lock.js";
 import { deductUnderRedisLock, type Outcome } from "./redis-lock.js";
 import { decrementQty, readQty } from "./store.js";
@@ -22,8 +24,29 @@ export interface DeductRequest {
 // Deducts wait long enough that a 1000-request burst queues rather than times out.
 const LOCK_WAIT_MS = 30_000;
 
-/** check → work → write, guarded as the mode says. The stock lives in Redis in every mode. */
-export async function deduct(ctx: Context, req: DeductRequest): Promise<DeductResult> {
+/** Modes whose requests on one product run one at a time, so their `workMs` queues up. */
+const SERIALISED: ReadonlySet<StockMode> = new Set(["local", "redis", "redlock", "postgres"]);
+
+/**
+ * check → work → write, guarded as the mode says. The stock lives in Redis in every mode. `signal` (the
+ * request's, aborted when its client goes away) cancels the lock wait and the work; a write already sent
+ * is not undone.
+ */
+export async function deduct(ctx: Context, req: DeductRequest, signal?: AbortSignal): Promise<DeductResult> {
+  await assertKnownProduct(ctx.redis, req.productId);
+  const leave = ctx.admission.enter(req.productId, req.workMs, SERIALISED.has(req.mode));
+  try {
+    return await admitted(ctx, req, signal);
+  } finally {
+    leave();
+  }
+}
+
+async function admitted(
+  ctx: Context,
+  req: DeductRequest,
+  signal: AbortSignal | undefined,
+): Promise<DeductResult> {
   const started = performance.now();
   const base = { mode: req.mode, instanceId: ctx.config.instanceId };
   let waitedMs = 0;
@@ -32,7 +55,7 @@ export async function deduct(ctx: Context, req: DeductRequest): Promise<DeductRe
     return fn();
   };
   try {
-    const outcome = await run(ctx, req, inside);
+    const outcome = await run(ctx, req, inside, signal);
     ctx.metrics.deducts.inc({ mode: req.mode, outcome: outcome.ok ? "success" : outcome.reason });
     return outcome.ok ? { ...base, ...outcome, waitedMs } : { ...base, ...outcome, waitedMs };
   } catch (error) {
@@ -54,22 +77,38 @@ async function run(
   ctx: Context,
   req: DeductRequest,
   inside: (fn: () => Promise<Outcome>) => Promise<Outcome>,
+  signal: AbortSignal | undefined,
 ): Promise<Outcome> {
   const { redis } = ctx;
   const { productId, quantity, workMs } = req;
-  const unguarded = async (signal?: AbortSignal): Promise<Outcome> => {
-    const qty = await readQty(redis, productId);
+  const either = (lockSignal: AbortSignal) => (signal ? AbortSignal.any([lockSignal, signal]) : lockSignal);
+  // The unsafe modes: a check, then a blind decrement. A running burst's barrier makes their overlap certain.
+  const unguarded = async (): Promise<Outcome> => {
+    const { qty, target } = await readForBarrier(redis, productId);
     if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
+    await waitForReads(redis, productId, target, signal);
     await sleep(workMs, signal);
     return { ok: true, stock: await stockWrite(decrementQty(redis, productId, quantity)), token: null };
+  };
+  // Redlock: the same check under the lock, but the write refuses to go below zero (like every safe mode),
+  // so safe modes mixed on one product cannot oversell even though each locks a different store.
+  const guarded = async (lock: LockHandle): Promise<Outcome> => {
+    const qty = await readQty(redis, productId);
+    if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
+    await sleep(workMs, either(lock.signal));
+    const r = await stockWrite(atomicDecrement(redis, productId, quantity));
+    return r.ok ? { ok: true, stock: r.qty, token: null } : { ok: false, reason: "sold-out", stock: r.qty };
   };
   const fenced = async (lock: LockHandle, field: FenceField): Promise<Outcome> => {
     const qty = await readQty(redis, productId);
     if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
-    await sleep(workMs, lock.signal);
+    await sleep(workMs, either(lock.signal));
     const token = lock.token ?? 0;
     const r = await stockWrite(fencedStockWrite(redis, productId, token, -quantity, field));
-    return r.ok ? { ok: true, stock: r.qty, token } : { ok: false, reason: "stale-token", stock: null };
+    if (r.ok) return { ok: true, stock: r.qty, token };
+    return r.reason === "insufficient"
+      ? { ok: false, reason: "sold-out", stock: r.qty }
+      : { ok: false, reason: "stale-token", stock: null };
   };
   switch (req.mode) {
     case "none":
@@ -78,23 +117,28 @@ async function run(
       return ctx.localMutex.run(productId, () => inside(() => unguarded()));
     case "atomic":
       return inside(async () => {
-        await sleep(workMs);
+        await sleep(workMs, signal);
         const r = await stockWrite(atomicDecrement(redis, productId, quantity));
         return r.ok
           ? { ok: true, stock: r.qty, token: null }
           : { ok: false, reason: "sold-out", stock: r.qty };
       });
     case "redis":
-      return deductUnderRedisLock(ctx, productId, quantity, workMs, LOCK_WAIT_MS, inside);
+      return deductUnderRedisLock(ctx, { productId, quantity, workMs, waitMs: LOCK_WAIT_MS, signal }, inside);
     case "postgres":
       // Fenced too, in a field of its own: PostgreSQL's tokens come from its sequence, not `fence:{r}`.
-      return withPgLock(ctx, stockResource(productId), LOCK_WAIT_MS, (lock) =>
-        inside(() => fenced(lock, "pgFence")),
+      return withPgLock(
+        ctx,
+        stockResource(productId),
+        LOCK_WAIT_MS,
+        (lock) => inside(() => fenced(lock, "pgFence")),
+        signal,
       );
     case "redlock":
       return withRedlock(ctx, (rl) =>
-        rl.withLock(stockResource(productId), (lock) => inside(() => unguarded(lock.signal)), {
+        rl.withLock(stockResource(productId), (lock) => inside(() => guarded(lock)), {
           waitMs: LOCK_WAIT_MS,
+          ...(signal ? { signal } : {}),
         }),
       );
   }

@@ -9,6 +9,7 @@ export async function withPgLock<T>(
   resource: string,
   waitMs: number,
   fn: (lock: LockHandle) => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<T> {
   const pg = ctx.postgres;
   if (!pg) {
@@ -19,7 +20,7 @@ export async function withPgLock<T>(
   }
   let lock: LockHandle;
   try {
-    lock = await pg.locks.acquire(resource, { waitMs });
+    lock = await pg.locks.acquire(resource, { waitMs, ...(signal ? { signal } : {}) });
   } catch (err) {
     if (!isPgUnavailable(err)) throw err;
     throw new TRPCError({

@@ -18,17 +18,22 @@ export type Outcome =
  */
 export async function deductUnderRedisLock(
   ctx: Context,
-  productId: string,
-  quantity: number,
-  workMs: number,
-  waitMs: number,
+  req: {
+    productId: string;
+    quantity: number;
+    workMs: number;
+    waitMs: number;
+    signal?: AbortSignal | undefined;
+  },
   inside: (fn: () => Promise<Outcome>) => Promise<Outcome>,
 ): Promise<Outcome> {
+  const { productId, quantity, workMs, waitMs, signal } = req;
   const key = stockKey(productId);
   // The quantity is read in the acquire's round trip, after the grant: it is the value under the lock.
   const lock = await ctx.locks.acquire(stockResource(productId), {
     waitMs,
     reads: (r) => r.hget(key, "qty"),
+    ...(signal ? { signal } : {}),
   });
   let released = false;
   let outcome: Outcome;
@@ -38,7 +43,7 @@ export async function deductUnderRedisLock(
       const qty = read === null ? 0 : Number(read);
       if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
       // Reading `signal` makes an AbortController: only when there is work to abort.
-      if (workMs > 0) await sleep(workMs, lock.signal);
+      if (workMs > 0) await sleep(workMs, signal ? AbortSignal.any([lock.signal, signal]) : lock.signal);
       assertHeld(lock);
       const token = lock.token ?? 0;
       released = true;
@@ -47,7 +52,12 @@ export async function deductUnderRedisLock(
       const { write } = await stockWrite(lock.releaseAfter((r) => fencedWrite(r, key, token, -quantity)));
       if (write.status === "rejected") throw writeFailure(write.reason);
       const w = write.value;
-      return w.ok ? { ok: true, stock: w.qty, token } : { ok: false, reason: "stale-token", stock: null };
+      if (w.ok) return { ok: true, stock: w.qty, token };
+      // The library's guarded write refuses to go below zero (INSUFFICIENT) once it has that floor.
+      const refused = w as { reason: string; qty?: number };
+      return refused.reason === "STALE"
+        ? { ok: false, reason: "stale-token", stock: null }
+        : { ok: false, reason: "sold-out", stock: refused.qty ?? null };
     });
   } catch (err) {
     if (!released) await lock.release().catch(() => {});

@@ -36,9 +36,30 @@ export function modeInfo(ctx: Context, postgres: SystemInfo["postgres"]): ModeIn
   });
 }
 
-export async function systemInfo(ctx: Context): Promise<SystemInfo> {
+/**
+ * The instance, its stores and modes. Versions, addresses and reasons that name hosts are details for
+ * operators: without the admin token (when ADMIN_TOKEN is set) they are left out, and `detailed` says so.
+ */
+export async function systemInfo(ctx: Context, detailed: boolean): Promise<SystemInfo> {
+  const full = await fullInfo(ctx);
+  if (detailed) return full;
+  const hidden = "details need the admin token";
+  return {
+    ...full,
+    detailed: false,
+    node: null,
+    redis: { ...full.redis, version: null },
+    redlock: { ...full.redlock, reason: full.redlock.reason && hidden, nodes: [] },
+    postgres: { ...full.postgres, reason: full.postgres.reason && hidden, server: null, version: null },
+    modes: full.modes.map((m) => ({ ...m, reason: m.reason && hidden })),
+    config: { ...full.config, apiUrls: [] },
+  };
+}
+
+async function fullInfo(ctx: Context): Promise<SystemInfo> {
   const [redis, postgres] = await Promise.all([redisInfo(ctx), postgresInfo(ctx)]);
   return {
+    detailed: true,
     instanceId: ctx.config.instanceId,
     startedAt: ctx.startedAt,
     uptimeMs: Date.now() - ctx.startedAt,

@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ClientLimits } from "./client-limits.js";
+import { plain } from "./headers.js";
+import { checkHost, type HostPolicy } from "./host.js";
+
+const METHODS = new Set(["GET", "POST", "OPTIONS"]);
+
+export interface GuardOptions {
+  host: HostPolicy;
+  origins: ReadonlySet<string>;
+  limits: ClientLimits;
+  /** tRPC paths that are subscriptions (long-lived SSE streams), counted per client. */
+  streamPaths: ReadonlySet<string>;
+}
+
+/**
+ * Everything a request must pass before any route sees it. Returns true when it has been answered.
+ * - Host: DNS rebinding (see host.ts).
+ * - Methods: only GET, POST and OPTIONS (TRACE and friends get 405, not a 500 from deeper down).
+ * - POST from a foreign Origin: 403, whatever its content type. Browsers send Origin on every cross-origin
+ *   POST; CORS alone only hides the answer, it does not stop a "simple" request from running.
+ * - SSE streams per client address.
+ */
+export function guardRequest(req: IncomingMessage, res: ServerResponse, opts: GuardOptions): boolean {
+  const host = checkHost(req, opts.host);
+  if (!host.ok) {
+    plain(res, host.status, { error: host.message }, { connection: "close" });
+    return true;
+  }
+  const method = req.method ?? "GET";
+  if (!METHODS.has(method)) {
+    plain(
+      res,
+      405,
+      { error: `method ${method} not allowed` },
+      { allow: "GET, POST, OPTIONS", connection: "close" },
+    );
+    return true;
+  }
+  const origin = req.headers.origin;
+  if (method === "POST" && origin !== undefined && !opts.origins.has(origin)) {
+    plain(res, 403, { error: "origin not allowed" }, { connection: "close" });
+    return true;
+  }
+  if (method === "GET" && isStream(req, opts.streamPaths)) {
+    const release = opts.limits.enterStream(req.socket.remoteAddress ?? "unknown");
+    if (!release) {
+      plain(res, 429, {
+        error: `too many open streams from your address (MAX_STREAMS_PER_CLIENT=${opts.limits.limits.streams})`,
+      });
+      return true;
+    }
+    res.once("close", release);
+  }
+  return false;
+}
+
+function isStream(req: IncomingMessage, streamPaths: ReadonlySet<string>): boolean {
+  const path = (req.url ?? "/").split("?", 1)[0] ?? "";
+  return path.startsWith("/trpc/") && streamPaths.has(path.slice("/trpc/".length));
+}
