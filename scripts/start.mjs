@@ -134,7 +134,15 @@ for (const [i, port] of API_PORTS.entries()) {
 run(
   "web",
   process.execPath,
-  [path.join(root, "node_modules/next/dist/bin/next"), "start", "-p", String(WEB_PORT)],
+  // Loopback only unless HOST says otherwise, like the API.
+  [
+    path.join(root, "node_modules/next/dist/bin/next"),
+    "start",
+    "-p",
+    String(WEB_PORT),
+    "-H",
+    process.env.HOST || "127.0.0.1",
+  ],
   {
     cwd: path.join(root, "apps/web"),
     env: { API_URLS: browserApiUrls, NEXT_TELEMETRY_DISABLED: "1" },

@@ -5,9 +5,18 @@ import type { NextConfig } from "next";
 // needs. `npm start` and the tests keep the regular output, which `next start` serves.
 const standalone = process.env.NEXT_OUTPUT === "standalone";
 
+// Sent with every response. The CSP (connect-src needs API_URLS, read at request time) is set in src/proxy.ts.
+const securityHeaders = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
+  // frame-ancestors 'none' in the CSP; this for browsers that predate it.
+  { key: "X-Frame-Options", value: "DENY" },
+];
+
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
+  headers: async () => [{ source: "/:path*", headers: securityHeaders }],
   // The API origins come from API_URLS at request time, so one build serves any port layout.
   typescript: { tsconfigPath: "tsconfig.json" },
   ...(standalone && {

@@ -39,7 +39,12 @@ function makeTrpcClient(endpoints: ApiEndpoints): TRPCClient<AppRouter> {
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url: () => `${endpoints.current()}/trpc` }),
-        false: httpBatchLink({ url: `${endpoints.urls[0]}/trpc`, fetch: failoverFetch(endpoints) }),
+        // The API refuses batches larger than its MAX_BATCH_SIZE (default 10).
+        false: httpBatchLink({
+          url: `${endpoints.urls[0]}/trpc`,
+          fetch: failoverFetch(endpoints),
+          maxItems: 10,
+        }),
       }),
     ],
   });

@@ -1,13 +1,12 @@
 "use client";
 
-import type { RouterInputs, RouterOutputs } from "@lockyard/api";
+import type { BurstReport as ApiBurstReport, RouterInputs, RunEvent } from "@lockyard/api";
 import { useState } from "react";
-import { useEndpoints, useTRPCClient } from "~/trpc/react";
-import { useOneShotStream } from "./use-stream";
+import { useTRPCClient } from "~/trpc/react";
+import { useRunWatch } from "./use-run";
 
-export type BurstInput = Exclude<RouterInputs["demo"]["burst"], undefined>;
-type BurstEvent = RouterOutputs["demo"]["burst"] extends AsyncIterable<infer E> ? E : never;
-export type BurstReport = Extract<BurstEvent, { type: "report" }>;
+export type BurstInput = RouterInputs["demo"]["burst"]["start"];
+export type BurstReport = ApiBurstReport;
 export type Mode = BurstReport["mode"];
 
 export interface StockPoint {
@@ -36,8 +35,7 @@ const HISTORY = 12;
 
 export function useBurst() {
   const client = useTRPCClient();
-  const endpoints = useEndpoints();
-  const run = useOneShotStream();
+  const watch = useRunWatch();
   const [state, setState] = useState<BurstState>(idle);
   const [history, setHistory] = useState<BurstRun[]>([]);
 
@@ -52,34 +50,30 @@ export function useBurst() {
       report: null,
       error: null,
     });
-    run<BurstEvent>(endpoints, (h) => client.demo.burst.subscribe(input, h), {
-      onData: (ev) => {
-        const t = (performance.now() - t0) / 1000;
-        if (ev.type === "progress") {
-          setState((s) => ({
-            ...s,
-            progress: { done: ev.done, total: ev.total, stock: ev.stock },
-            series: [...s.series, { t, stock: ev.stock, done: ev.done }],
-          }));
-        } else {
-          setState((s) => ({
-            ...s,
-            status: "done",
-            report: ev,
-            progress: { done: ev.requests, total: ev.requests, stock: ev.finalStock },
-            series: [...s.series, { t, stock: ev.finalStock, done: ev.requests }],
-          }));
-          setHistory((h) => [{ id: (h[0]?.id ?? 0) + 1, startedAt, report: ev }, ...h].slice(0, HISTORY));
-        }
-      },
-      onError: (error) => setState((s) => ({ ...s, status: "error", error })),
-      onComplete: () =>
-        setState((s) =>
-          s.status === "running"
-            ? { ...s, status: "error", error: new Error("The run ended without a report.") }
-            : s,
-        ),
-    });
+    const onError = (error: unknown) => setState((s) => ({ ...s, status: "error", error }));
+    // Starting is a mutation; the run then goes on on the server whether or not this page watches it.
+    client.demo.burst.start.mutate(input).then(({ runId }) => watch(runId, { onEvent, onError }), onError);
+    const onEvent = (ev: RunEvent) => {
+      const t = (performance.now() - t0) / 1000;
+      if (ev.type === "failed") {
+        setState((s) => ({ ...s, status: "error", error: new Error(ev.message) }));
+      } else if (ev.type === "progress") {
+        setState((s) => ({
+          ...s,
+          progress: { done: ev.done, total: ev.total, stock: ev.stock },
+          series: [...s.series, { t, stock: ev.stock, done: ev.done }],
+        }));
+      } else if (ev.type === "report") {
+        setState((s) => ({
+          ...s,
+          status: "done",
+          report: ev,
+          progress: { done: ev.requests, total: ev.requests, stock: ev.finalStock },
+          series: [...s.series, { t, stock: ev.finalStock, done: ev.requests }],
+        }));
+        setHistory((h) => [{ id: (h[0]?.id ?? 0) + 1, startedAt, report: ev }, ...h].slice(0, HISTORY));
+      }
+    };
   };
 
   return { state, history, start };

@@ -1,13 +1,13 @@
 "use client";
 
-import type { RouterInputs, RouterOutputs } from "@lockyard/api";
+import type { ScenarioEvent as ApiScenarioEvent, RouterInputs } from "@lockyard/api";
 import { useState } from "react";
-import { useEndpoints, useTRPCClient } from "~/trpc/react";
-import { useOneShotStream } from "./use-stream";
+import { useTRPCClient } from "~/trpc/react";
+import { useRunWatch } from "./use-run";
 
-export type ScenarioInput = RouterInputs["demo"]["scenario"];
+export type ScenarioInput = RouterInputs["demo"]["scenario"]["start"];
 export type ScenarioName = ScenarioInput["name"];
-export type ScenarioEvent = RouterOutputs["demo"]["scenario"] extends AsyncIterable<infer E> ? E : never;
+export type ScenarioEvent = ApiScenarioEvent;
 export type ScenarioStep = Extract<ScenarioEvent, { type: "event" }>;
 export type ScenarioDone = Extract<ScenarioEvent, { type: "done" }>;
 
@@ -23,8 +23,7 @@ const MAX_STEPS = 500;
 
 export function useScenario() {
   const client = useTRPCClient();
-  const endpoints = useEndpoints();
-  const run = useOneShotStream();
+  const watch = useRunWatch();
   const [state, setState] = useState<ScenarioState>({
     name: null,
     status: "idle",
@@ -35,16 +34,21 @@ export function useScenario() {
 
   const start = (input: ScenarioInput) => {
     setState({ name: input.name, status: "running", steps: [], done: null, error: null });
-    run<ScenarioEvent>(endpoints, (h) => client.demo.scenario.subscribe(input, h), {
-      onData: (ev) =>
-        setState((s) =>
-          ev.type === "event"
-            ? { ...s, steps: [...s.steps, ev].slice(-MAX_STEPS) }
-            : { ...s, status: "done", done: ev },
-        ),
-      onError: (error) => setState((s) => ({ ...s, status: "error", error })),
-      onComplete: () => setState((s) => (s.status === "running" ? { ...s, status: "done" } : s)),
-    });
+    const onError = (error: unknown) => setState((s) => ({ ...s, status: "error", error }));
+    client.demo.scenario.start.mutate(input).then(
+      ({ runId }) =>
+        watch(runId, {
+          onEvent: (ev) =>
+            setState((s) => {
+              if (ev.type === "event") return { ...s, steps: [...s.steps, ev].slice(-MAX_STEPS) };
+              if (ev.type === "done") return { ...s, status: "done", done: ev };
+              if (ev.type === "failed") return { ...s, status: "error", error: new Error(ev.message) };
+              return s;
+            }),
+          onError,
+        }),
+      onError,
+    );
   };
 
   return { state, start };
