@@ -19,6 +19,8 @@ export interface Config {
   redlockNodes: string[];
   /** `host:port/db` of DATABASE_URL (no credentials), or null when unset. */
   postgresServer: string | null;
+  /** How long stock.deduct waits for its product's lock (LOCK_WAIT_MS). */
+  lockWaitMs: number;
   /** The products demo runs may touch: these ids and any id with this prefix. */
   demoProducts: { ids: string[]; prefix: string };
   maxScenarios: number;
@@ -71,6 +73,7 @@ export async function createContextInner(services: ServicesInput, request: Reque
     orderProcessingMs: 300,
     redlockNodes: [],
     postgresServer: null,
+    lockWaitMs: 30_000,
     demoProducts: { ids: ["1001"], prefix: "demo-" },
     maxScenarios: 2,
     maxScenariosPerClient: 1,

@@ -46,6 +46,16 @@ const schema = z.object({
   JOB_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5000),
   ORDER_PROCESSING_MS: z.coerce.number().int().min(0).max(60_000).default(300),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Lease of the API's locks (ms): renewed by the watchdog while held, so it bounds a crashed holder. */
+  LOCK_LEASE_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
+  /** How long stock.deduct waits for its product's lock (ms) before answering `lock-timeout`. */
+  LOCK_WAIT_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  /** What /readyz requires besides Redis (comma-separated): `redlock`, `postgres`. */
+  READY_REQUIRES: z
+    .string()
+    .optional()
+    .transform((s) => (s ? csv(s) : []))
+    .pipe(z.array(z.enum(["redlock", "postgres"]))),
   // --- exposure limits (README "Security") ---
   /** Extra `Host` values accepted besides loopback on PORT and the hosts of API_URLS (host or host:port). */
   ALLOWED_HOSTS: z

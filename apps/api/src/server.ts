@@ -7,8 +7,9 @@ import { applyCors } from "./http/cors.js";
 import { guardRequest } from "./http/guard.js";
 import { baseHeaders, plain } from "./http/headers.js";
 import { healthz, metrics } from "./http/health.js";
+import { readyz } from "./http/ready.js";
 import { startJobs } from "./jobs/scheduler.js";
-import { createLogger } from "./logger.js";
+import { createHttpLogger, createLogger, recordInternalError } from "./logger.js";
 import { waitUntilReady } from "./redis.js";
 import { appRouter } from "./root.js";
 import { createServices } from "./services.js";
@@ -17,7 +18,16 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 const env = readEnv();
 const logger = createLogger(env.LOG_LEVEL, env.INSTANCE_ID);
-const { services, close, ready } = createServices(env, logger);
+const { services, close, ready, redlockClients } = createServices(env, logger);
+const httpLog = createHttpLogger(logger);
+const readiness = {
+  instanceId: env.INSTANCE_ID,
+  redis: services.redis,
+  redlockClients,
+  postgresConfigured: env.DATABASE_URL !== undefined,
+  postgres: () => services.postgres,
+  requires: env.READY_REQUIRES,
+};
 const origins = new Set(env.WEB_ORIGINS);
 
 const trpc = createHTTPHandler({
@@ -27,9 +37,9 @@ const trpc = createHTTPHandler({
   // A batch runs every call in it: without a cap one GET could run thousands of procedures.
   maxBatchSize: env.MAX_BATCH_SIZE,
   createContext: createContextFactory(services),
-  onError({ error, path }) {
-    if (error.code === "INTERNAL_SERVER_ERROR")
-      logger.error({ err: error.cause ?? error, path }, "request failed");
+  onError({ error, req }) {
+    // Logged once, by the request's log line (logger.ts), with its request id.
+    if (error.code === "INTERNAL_SERVER_ERROR") recordInternalError(req, error.cause ?? error);
   },
 });
 
@@ -50,15 +60,17 @@ const guard = {
 };
 
 function route(req: IncomingMessage, res: ServerResponse) {
+  httpLog(req, res);
   baseHeaders(res);
   if (guardRequest(req, res, guard)) return;
   if (applyCors(req, res, origins)) return;
   const path = (req.url ?? "/").split("?", 1)[0];
-  if ((path === "/healthz" || path === "/metrics") && req.method !== "GET") {
+  if ((path === "/healthz" || path === "/readyz" || path === "/metrics") && req.method !== "GET") {
     // Answered without reading the body, and the connection closed: nothing to upload here.
     return plain(res, 405, { error: "GET only" }, { allow: "GET", connection: "close" });
   }
-  if (path === "/healthz") return void healthz(res, services.redis, env.INSTANCE_ID);
+  if (path === "/healthz") return void healthz(res, env.INSTANCE_ID);
+  if (path === "/readyz") return void readyz(res, readiness);
   if (path === "/metrics") return void metrics(req, res, services.metrics.registry, env.ADMIN_TOKEN);
   if (path?.startsWith("/trpc/")) return trpc(req, res);
   res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));

@@ -40,10 +40,6 @@ export function lockMetrics(metrics: Metrics, backend: LockBackendLabel) {
   };
 }
 
-// The demo's lease: long enough for any demo step, short enough that a crashed instance's
-// locks free themselves quickly. The watchdog renews it while the holder lives.
-const LEASE_MS = 10_000;
-
 function createRedlockIfConfigured(
   env: Env,
   logger: Logger,
@@ -51,7 +47,12 @@ function createRedlockIfConfigured(
 ): { redlock: Locks | null; reason: string | null; clients: Redis[] } {
   if (env.REDLOCK_URLS.length === 0) return { redlock: null, reason: "REDLOCK_URLS is not set", clients: [] };
   const clients = env.REDLOCK_URLS.map((url, i) => createRedis(url, { name: `redlock-${i}`, logger }));
-  const redlock = lock.createRedlock({ clients, leaseMs: LEASE_MS, instanceId: env.INSTANCE_ID, onEvent });
+  const redlock = lock.createRedlock({
+    clients,
+    leaseMs: env.LOCK_LEASE_MS,
+    instanceId: env.INSTANCE_ID,
+    onEvent,
+  });
   return { redlock, reason: null, clients };
 }
 
@@ -60,7 +61,7 @@ export function createServices(env: Env, logger: Logger) {
   const redis = createRedis(env.REDIS_URL, { name: env.INSTANCE_ID, logger });
   const locks = lock.createLocks({
     redis,
-    leaseMs: LEASE_MS,
+    leaseMs: env.LOCK_LEASE_MS,
     instanceId: env.INSTANCE_ID,
     onEvent: lockMetrics(metrics, "redis"),
   });
@@ -75,6 +76,7 @@ export function createServices(env: Env, logger: Logger) {
       orderProcessingMs: env.ORDER_PROCESSING_MS,
       redlockNodes: env.REDLOCK_URLS.map((u) => new URL(u).host),
       postgresServer: env.DATABASE_URL ? pgServer(env.DATABASE_URL) : null,
+      lockWaitMs: env.LOCK_WAIT_MS,
       demoProducts: { ids: env.DEMO_PRODUCTS, prefix: env.DEMO_PRODUCT_PREFIX },
       maxScenarios: env.MAX_SCENARIOS,
       maxScenariosPerClient: env.MAX_SCENARIOS_PER_CLIENT,
@@ -101,7 +103,7 @@ export function createServices(env: Env, logger: Logger) {
   const pg = connectPostgres({
     url: env.DATABASE_URL,
     instanceId: env.INSTANCE_ID,
-    leaseMs: LEASE_MS,
+    leaseMs: env.LOCK_LEASE_MS,
     onEvent: lockMetrics(metrics, "postgres"),
     logger,
     fenceFloor: async () => {
@@ -120,5 +122,5 @@ export function createServices(env: Env, logger: Logger) {
     await pg.close();
     for (const c of [redis, ...rl.clients]) c.disconnect();
   };
-  return { services, close, ready: pg.ready };
+  return { services, close, ready: pg.ready, redlockClients: rl.clients };
 }

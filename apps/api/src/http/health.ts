@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Redis } from "ioredis";
 import type { Registry } from "prom-client";
 import { sameSecret } from "../lib/same-secret.js";
 
@@ -8,15 +7,9 @@ function json(res: ServerResponse, status: number, body: unknown) {
   res.end(JSON.stringify(body));
 }
 
-/** 200 when Redis answers PING, else 503; both say which instance answered. */
-export async function healthz(res: ServerResponse, redis: Redis, instanceId: string): Promise<void> {
-  const started = performance.now();
-  try {
-    await redis.ping();
-    json(res, 200, { ok: true, instanceId, redis: "up", pingMs: performance.now() - started });
-  } catch (err) {
-    json(res, 503, { ok: false, instanceId, redis: "down", error: (err as Error).message });
-  }
+/** Liveness: 200 whenever the process answers. It checks nothing else; readiness is /readyz (ready.ts). */
+export function healthz(res: ServerResponse, instanceId: string): void {
+  json(res, 200, { ok: true, instanceId, uptimeS: Math.round(process.uptime()) });
 }
 
 /**

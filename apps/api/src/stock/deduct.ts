@@ -21,9 +21,6 @@ export interface DeductRequest {
   workMs: number;
 }
 
-// Deducts wait long enough that a 1000-request burst queues rather than times out.
-const LOCK_WAIT_MS = 30_000;
-
 /** Modes whose requests on one product run one at a time, so their `workMs` queues up. */
 const SERIALISED: ReadonlySet<StockMode> = new Set(["local", "redis", "redlock", "postgres"]);
 
@@ -124,20 +121,24 @@ async function run(
           : { ok: false, reason: "sold-out", stock: r.qty };
       });
     case "redis":
-      return deductUnderRedisLock(ctx, { productId, quantity, workMs, waitMs: LOCK_WAIT_MS, signal }, inside);
+      return deductUnderRedisLock(
+        ctx,
+        { productId, quantity, workMs, waitMs: ctx.config.lockWaitMs, signal },
+        inside,
+      );
     case "postgres":
       // Fenced too, in a field of its own: PostgreSQL's tokens come from its sequence, not `fence:{r}`.
       return withPgLock(
         ctx,
         stockResource(productId),
-        LOCK_WAIT_MS,
+        ctx.config.lockWaitMs,
         (lock) => inside(() => fenced(lock, "pgFence")),
         signal,
       );
     case "redlock":
       return withRedlock(ctx, (rl) =>
         rl.withLock(stockResource(productId), (lock) => inside(() => guarded(lock)), {
-          waitMs: LOCK_WAIT_MS,
+          waitMs: ctx.config.lockWaitMs,
           ...(signal ? { signal } : {}),
         }),
       );
