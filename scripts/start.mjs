@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: install, provision Redis (and PostgreSQL, optional), build, run api ×2 + the dashboard.
+// `npm run dev` (--dev): the same services, but the libraries and the API recompile on change (tsc --watch),
+// the APIs restart on change (node --watch) and the dashboard runs under `next dev`.
 // Plain Node: it runs before `npm ci`.
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -11,8 +13,7 @@ import { startRedis } from "./lib/redis.mjs";
 import { checkNode, ensureDependencies, ensureSystemPackages, fail } from "./lib/system.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const API_PORTS = [4001, 4002];
-const WEB_PORT = 3000;
+const dev = process.argv.includes("--dev");
 const REDIS_PORT = 6379;
 const REDLOCK_PORTS = [6380, 6381, 6382];
 const PG_PORT = 5433; // not 5432, where a system PostgreSQL may already listen
@@ -21,6 +22,18 @@ checkNode();
 // Variables in .env (see .env.example) apply unless already set in the shell.
 if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
 ensureDependencies(root);
+
+/** WEB_PORT and API_PORTS (comma-separated) move what `npm start` runs; defaults 3000 and 4001,4002. */
+function ports(name, fallback) {
+  const raw = process.env[name];
+  if (!raw) return fallback;
+  const list = raw.split(",").map((p) => Number(p.trim()));
+  if (list.some((p) => !Number.isInteger(p) || p < 1 || p > 65_535))
+    fail(`${name}=${raw} is not a list of ports.`);
+  return list;
+}
+const API_PORTS = ports("API_PORTS", [4001, 4002]);
+const [WEB_PORT] = ports("WEB_PORT", [3000]);
 
 for (const port of [...API_PORTS, WEB_PORT]) {
   if (!(await isPortFree(port)))
@@ -105,20 +118,40 @@ async function localPostgres() {
 }
 const databaseUrl = process.env.DATABASE_URL || (await localPostgres());
 
-console.log("[lockyard] building…");
-const build = await exec("npx", ["turbo", "run", "build", "--output-logs=errors-only"], {
+const apiUrls = API_PORTS.map((p) => `http://127.0.0.1:${p}`).join(",");
+const browserApiUrls = API_PORTS.map((p) => `http://localhost:${p}`).join(",");
+const nextBin = path.join(root, "node_modules/next/dist/bin/next");
+const turboEnv = { NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1" };
+
+// Production: everything built once. Dev: only what the API and the dashboard import, before the watchers.
+console.log(dev ? "[lockyard] building the libraries and the API once…" : "[lockyard] building…");
+const filters = dev ? ["--filter=@lockyard/api...", "--filter=@lockyard/ui"] : [];
+const build = await exec("npx", ["turbo", "run", "build", ...filters, "--output-logs=errors-only"], {
   cwd: root,
-  env: { NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1" },
+  env: turboEnv,
 });
 if (build.code !== 0) {
   console.error("[lockyard] the build failed; see above.");
   await shutdown(1);
 }
 
-const apiUrls = API_PORTS.map((p) => `http://127.0.0.1:${p}`).join(",");
-const browserApiUrls = API_PORTS.map((p) => `http://localhost:${p}`).join(",");
+if (dev) {
+  const tsc = path.join(root, "node_modules/typescript/bin/tsc");
+  for (const [name, dir] of [
+    ["lock", "packages/lock"],
+    ["ui", "packages/ui"],
+    ["api:tsc", "apps/api"],
+  ]) {
+    run(name, process.execPath, [tsc, "-p", "tsconfig.build.json", "--watch", "--preserveWatchOutput"], {
+      cwd: path.join(root, dir),
+      color: 90,
+    });
+  }
+}
 for (const [i, port] of API_PORTS.entries()) {
-  run(`api-${i + 1}`, process.execPath, ["dist/server.js"], {
+  // node --watch restarts on any change to a module it loaded, @lockyard/lock's dist included.
+  const args = dev ? ["--watch", "--watch-preserve-output", "dist/server.js"] : ["dist/server.js"];
+  run(`api-${i + 1}`, process.execPath, args, {
     cwd: path.join(root, "apps/api"),
     env: {
       PORT: String(port),
@@ -131,18 +164,11 @@ for (const [i, port] of API_PORTS.entries()) {
     color: 33 + i,
   });
 }
+// Loopback only unless HOST says otherwise, like the API.
 run(
   "web",
   process.execPath,
-  // Loopback only unless HOST says otherwise, like the API.
-  [
-    path.join(root, "node_modules/next/dist/bin/next"),
-    "start",
-    "-p",
-    String(WEB_PORT),
-    "-H",
-    process.env.HOST || "127.0.0.1",
-  ],
+  [nextBin, dev ? "dev" : "start", "-p", String(WEB_PORT), "-H", process.env.HOST || "127.0.0.1"],
   {
     cwd: path.join(root, "apps/web"),
     env: { API_URLS: browserApiUrls, NEXT_TELEMETRY_DISABLED: "1" },
@@ -157,12 +183,12 @@ try {
   await shutdown(1);
 }
 console.log(`
-  \x1b[1mLockyard is up.\x1b[0m
+  \x1b[1mLockyard is up${dev ? " in dev mode" : ""}.\x1b[0m
   Dashboard:  \x1b[4mhttp://localhost:${WEB_PORT}\x1b[0m
-  API:        ${browserApiUrls.replaceAll(",", "  ")}   (tRPC at /trpc, /healthz, /metrics)
+  API:        ${browserApiUrls.replaceAll(",", "  ")}   (tRPC at /trpc, /healthz, /readyz, /metrics)
   Redis:      ${redisUrl}   Redlock nodes: ${redlockUrls}
   PostgreSQL: ${databaseUrl ? redact(databaseUrl) : "none (the postgres mode is unavailable)"}
-  Ctrl-C stops everything started here.
+  Ctrl-C stops everything started here.${dev ? "\n  Edits recompile: packages/lock, packages/ui and apps/api (the APIs restart), apps/web (hot reload)." : ""}
 `);
 
 /** A URL without its password, for the banner. */

@@ -4,6 +4,8 @@ import { pino } from "pino";
 import { RunRegistry } from "./demo/runs/registry.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
 import type { Locks } from "./lock.js";
+import { LockFeed } from "./locks/feed.js";
+import { lockSources } from "./locks/snapshot.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import type { PostgresMode } from "./postgres.js";
 import { Admission } from "./stock/admission.js";
@@ -43,6 +45,8 @@ export interface Services {
   postgres: PostgresMode | null;
   postgresReason: string | null;
   localMutex: KeyedMutex;
+  /** The live view's one lock observer for this instance; `locks.watch` streams share it. */
+  lockFeed: LockFeed;
   /** Demo runs started by this instance (to cancel them and wake local watchers). */
   runs: RunRegistry;
   /** Per-product caps on queued deducts. */
@@ -92,6 +96,14 @@ export async function createContextInner(services: ServicesInput, request: Reque
     postgres,
     postgresReason: postgres ? null : (services.postgresReason ?? "DATABASE_URL is not set"),
     localMutex: services.localMutex ?? new KeyedMutex(),
+    lockFeed:
+      services.lockFeed ??
+      new LockFeed({
+        redis: services.redis,
+        sources: () => lockSources({ locks: services.locks, redlock, postgres }),
+        instanceId: config.instanceId,
+        logger: services.logger ?? pino({ level: "silent" }),
+      }),
     runs: services.runs ?? new RunRegistry(),
     admission: services.admission ?? new Admission({ maxWaiters: 600, maxQueuedWorkMs: 15_000 }),
     metrics: services.metrics ?? createMetrics(),

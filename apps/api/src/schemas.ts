@@ -53,9 +53,15 @@ export const locksWatchInput = z
       .string()
       .regex(/^[A-Za-z0-9:_.-]{0,200}$/, "expected up to 200 characters of [A-Za-z0-9:_.-]")
       .default(""),
-    intervalMs: int(50, 5000).default(200),
+    /**
+     * Accepted and ignored: one observer per instance pushes every change as it happens, so no client can make
+     * Redis work harder (or ask for faster polls) with it.
+     */
+    intervalMs: int(0, 60_000).optional(),
+    /** EventSource's Last-Event-ID on a reconnect; the stream starts again with a snapshot. */
+    lastEventId: z.string().max(200).nullish(),
   })
-  .default({ prefix: "", intervalMs: 200 });
+  .default({ prefix: "" });
 
 export const burstInput = z.strictObject({
   productId: id.default("1001"),

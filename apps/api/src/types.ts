@@ -12,21 +12,71 @@ export type LockStore = "redis" | "redlock" | "postgres";
 
 export interface LockView {
   store: LockStore;
+  /**
+   * The lock's key, e.g. `lock:{stock:1001}`. A Redis, a Redlock and a PostgreSQL lock on the same resource
+   * share a key: `store` + `key` identify a row.
+   */
   key: string;
   resource: string;
   owners: LockOwnerView[];
-  /** Remaining lease in ms when the snapshot was taken (-1: no TTL, -2: gone). */
+  /** Remaining lease in ms at the `at` of the event (or snapshot) that carries this view (-1: no TTL). */
   pttlMs: number;
+  /**
+   * The full lease, to scale a TTL bar, or null when unknown. For `redis` locks in `locks.watch`, the longest TTL
+   * the observer read right after an acquire or a renewal (within a few ms of the lease); in `locks.list`, known
+   * only for locks this API instance holds.
+   */
   leaseMs: number | null;
   token: number | null;
+  /**
+   * How many wait for this lock. For now 1 while the lock's `~waiters` mark is set (someone waits), else 0;
+   * a real count once the Redis-side queue lands. Always 0 for the `redlock` and `postgres` stores.
+   */
+  waiters: number;
 }
 
+/** `locks.list`: every held lock at one moment. */
 export interface LocksSnapshot {
   /** Wall-clock time of the snapshot (epoch ms), to animate TTL bars from. */
   at: number;
   instanceId: string;
   locks: LockView[];
 }
+
+/**
+ * `locks.watch` yields these. First a `snapshot` (the full list, filtered by the input's `prefix`), then a `delta`
+ * per change, and a `heartbeat` after 10 s without either. Another `snapshot` may come at any time (a subscriber
+ * that fell behind gets one instead of the deltas it missed): it replaces the whole list. A reconnect
+ * (EventSource's Last-Event-ID / `lastEventId` input is accepted) starts again with a snapshot.
+ */
+export interface LocksSnapshotEvent extends LocksSnapshot {
+  kind: "snapshot";
+}
+
+/**
+ * What changed since the previous event. Apply in this order: drop every row whose `key` is in `removed`, then
+ * upsert `added` and `changed` by `store` + `key` (a lock of another store on a removed key comes back in `added`).
+ * `changed` carries the whole view: owners or re-entry counts changed, a new token, waiters, or the lease was
+ * renewed (a renewal shows as `pttlMs` jumping back up).
+ */
+export interface LocksDeltaEvent {
+  kind: "delta";
+  /** Wall-clock time of the delta (epoch ms); each view's `pttlMs` is relative to it. */
+  at: number;
+  instanceId: string;
+  added: LockView[];
+  changed: LockView[];
+  /** Keys (`LockView.key`) of locks no longer held. */
+  removed: string[];
+}
+
+/** Nothing changed for 10 s; the stream is alive. */
+export interface LocksHeartbeatEvent {
+  kind: "heartbeat";
+  at: number;
+}
+
+export type LocksEvent = LocksSnapshotEvent | LocksDeltaEvent | LocksHeartbeatEvent;
 
 export interface Stock {
   productId: string;

@@ -99,6 +99,7 @@ export async function testContext(
     events,
     caller: createCaller(ctx),
     async close() {
+      ctx.lockFeed.close();
       await pg?.close();
       await locks.close();
       redis.disconnect();

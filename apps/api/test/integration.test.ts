@@ -1,3 +1,4 @@
+import { createLocks } from "@lockyard/lock";
 import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
 import { EventSource } from "eventsource";
 import { Redis } from "ioredis";
@@ -196,23 +197,30 @@ describe("two API instances on one Redis", () => {
     expect(info.config.apiUrls).toEqual(apis.map((a) => a.url));
   });
 
-  it("locks.watch streams snapshots over SSE", async () => {
-    const snaps = await new Promise<number>((resolve, reject) => {
-      let n = 0;
+  it("locks.watch streams a snapshot over SSE, then a delta when a lock is taken", async () => {
+    const resource = `sse:${Date.now()}`;
+    const locks = createLocks({ redis, instanceId: "sse-test" });
+    const kinds = await new Promise<string[]>((resolve, reject) => {
+      const seen: string[] = [];
       const sub = client(apis[0]!.url).locks.watch.subscribe(
-        { intervalMs: 50 },
+        { prefix: resource, intervalMs: 50 },
         {
-          onData(s) {
-            expect(s.instanceId).toBe(apis[0]!.instanceId);
-            if (++n === 2) {
+          onData(e) {
+            seen.push(e.kind);
+            if (e.kind === "snapshot") {
+              expect(e.instanceId).toBe(apis[0]!.instanceId);
+              void locks.acquire(resource, { leaseMs: 2_000 }).catch(reject);
+            }
+            if (e.kind === "delta" && e.added.some((l) => l.resource === resource)) {
               sub.unsubscribe();
-              resolve(n);
+              resolve(seen);
             }
           },
           onError: reject,
         },
       );
     });
-    expect(snaps).toBe(2);
+    await locks.close();
+    expect(kinds).toEqual(["snapshot", "delta"]);
   });
 });

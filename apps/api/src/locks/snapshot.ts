@@ -1,6 +1,11 @@
-import type { Context } from "../context.js";
+import type { Services } from "../context.js";
 import type { LockInfo, Locks } from "../lock.js";
-import type { LockStore, LocksSnapshot, LockView } from "../types.js";
+import type { LockStore, LockView } from "../types.js";
+import { LOCK_PREFIX } from "./keys.js";
+import { type RedisClient, scanLocks } from "./read.js";
+import { byResource, entryOfRaw, ownerInstance, viewOf } from "./views.js";
+
+export { ownerInstance };
 
 export interface LockSource {
   store: LockStore;
@@ -10,17 +15,11 @@ export interface LockSource {
 }
 
 /** Every store whose locks the dashboard shows; read per call, since optional stores come and go. */
-export function lockSources(ctx: Pick<Context, "locks" | "redlock" | "postgres">): LockSource[] {
+export function lockSources(ctx: Pick<Services, "locks" | "redlock" | "postgres">): LockSource[] {
   const sources: LockSource[] = [{ store: "redis", locks: ctx.locks, optional: false }];
   if (ctx.redlock) sources.push({ store: "redlock", locks: ctx.redlock, optional: true });
   if (ctx.postgres) sources.push({ store: "postgres", locks: ctx.postgres.locks, optional: true });
   return sources;
-}
-
-/** Owner ids are `<instanceId>:<random hex>`; the prefix says which process holds the lock. */
-export function ownerInstance(owner: string): string {
-  const i = owner.lastIndexOf(":");
-  return i > 0 ? owner.slice(0, i) : owner;
 }
 
 export function toLockView(info: LockInfo, store: LockStore = "redis"): LockView {
@@ -32,10 +31,11 @@ export function toLockView(info: LockInfo, store: LockStore = "redis"): LockView
     pttlMs: info.pttlMs,
     leaseMs: info.leaseMs ?? null,
     token: info.token ?? null,
+    waiters: 0,
   };
 }
 
-/** Every held lock whose resource starts with `prefix`, sorted for stable diffs. */
+/** Every held lock of one `Locks` whose resource starts with `prefix`, through its `list()`, sorted. */
 export async function listLocks(locks: Locks, prefix = "", store: LockStore = "redis"): Promise<LockView[]> {
   const all = await locks.list();
   return all
@@ -44,31 +44,26 @@ export async function listLocks(locks: Locks, prefix = "", store: LockStore = "r
     .sort(byResource);
 }
 
-/** The held locks of every store, merged. */
-export async function listAllLocks(sources: readonly LockSource[], prefix = ""): Promise<LockView[]> {
+/**
+ * The held locks of every store, merged: `locks.list`. The main Redis is read directly (one SCAN pass for the
+ * prefix, which also reads the waiters mark); the optional stores through their `list()`.
+ */
+export async function listAllLocks(
+  redis: RedisClient,
+  sources: readonly LockSource[],
+  prefix = "",
+): Promise<LockView[]> {
   const lists = await Promise.all(
-    sources.map((s) => {
-      const list = listLocks(s.locks, prefix, s.store);
-      return s.optional ? list.catch((): LockView[] => []) : list;
+    sources.map(async (s): Promise<LockView[]> => {
+      if (s.store === "redis") {
+        const at = Date.now();
+        return (await scanLocks(redis, LOCK_PREFIX, prefix)).map((raw) => viewOf(entryOfRaw(raw, null), at));
+      }
+      return listLocks(s.locks, prefix, s.store).catch((err: unknown) => {
+        if (s.optional) return [];
+        throw err;
+      });
     }),
   );
   return lists.flat().sort(byResource);
-}
-
-function byResource(a: LockView, b: LockView): number {
-  if (a.resource !== b.resource) return a.resource < b.resource ? -1 : 1;
-  return a.store < b.store ? -1 : a.store > b.store ? 1 : 0;
-}
-
-export async function snapshot(
-  sources: readonly LockSource[],
-  instanceId: string,
-  prefix = "",
-): Promise<LocksSnapshot> {
-  return { at: Date.now(), instanceId, locks: await listAllLocks(sources, prefix) };
-}
-
-/** What makes two snapshots different, ignoring the TTL countdown itself. */
-export function fingerprint(locks: LockView[]): string {
-  return JSON.stringify(locks.map((l) => [l.store, l.resource, l.owners, l.token, l.leaseMs]));
 }

@@ -1,6 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { listAllLocks, lockSources } from "../locks/snapshot.js";
-import { watchLocks } from "../locks/watch.js";
 import { locksListInput, locksWatchInput } from "../schemas.js";
 import { publicProcedure } from "../trpc.js";
 import type { LocksSnapshot } from "../types.js";
@@ -10,15 +9,15 @@ export const locksRouter = {
     async ({ ctx, input }): Promise<LocksSnapshot> => ({
       at: Date.now(),
       instanceId: ctx.config.instanceId,
-      locks: await listAllLocks(lockSources(ctx), input.prefix),
+      locks: await listAllLocks(ctx.redis, lockSources(ctx), input.prefix),
     }),
   ),
-  watch: publicProcedure.input(locksWatchInput).subscription(({ ctx, input, signal }) =>
-    watchLocks(() => lockSources(ctx), {
-      instanceId: ctx.config.instanceId,
-      prefix: input.prefix,
-      intervalMs: input.intervalMs,
-      signal,
-    }),
-  ),
+  /**
+   * A snapshot, then deltas as locks come, change and go, from this instance's one observer (see
+   * locks/feed.ts): any number of subscribers costs Redis the same as one. `intervalMs` and `lastEventId` are
+   * accepted and ignored: a reconnect simply starts with a fresh snapshot.
+   */
+  watch: publicProcedure
+    .input(locksWatchInput)
+    .subscription(({ ctx, input, signal }) => ctx.lockFeed.watchLocks(input.prefix, signal)),
 } satisfies TRPCRouterRecord;

@@ -1,0 +1,63 @@
+import type { RawLock } from "./read.js";
+import { type Change, differs, type Entry, entryId, entryOfRaw } from "./views.js";
+
+/**
+ * One Redis lock key as just read, applied to `entries` and recorded in `change`. `fresh` when an event caused
+ * the read: its TTL is then within a few ms of the lease, which becomes the lock's `leaseMs` estimate.
+ */
+export function applyRaw(
+  entries: Map<string, Entry>,
+  change: Change,
+  key: string,
+  raw: RawLock | null,
+  fresh: boolean,
+): void {
+  const id = entryId("redis", key);
+  const prev = entries.get(id);
+  if (!raw) {
+    if (prev) {
+      entries.delete(id);
+      change.removed.push(prev);
+    }
+    return;
+  }
+  const sameOwners = prev?.owners.map((o) => o.owner).join() === raw.owners.map((o) => o.owner).join();
+  const known = sameOwners ? (prev?.leaseMs ?? null) : null;
+  const leaseMs = fresh && raw.pttlMs > 0 ? Math.max(known ?? 0, raw.pttlMs) : known;
+  const next = entryOfRaw(raw, leaseMs);
+  if (!prev) change.added.push(next);
+  else if (differs(prev, next)) change.changed.push(next);
+  else return;
+  entries.set(id, next);
+}
+
+/**
+ * A full scan's result applied to `entries`: what it found is upserted, Redis locks it did not find are removed.
+ * A key an event touched while the scan ran is left alone: the event's own read is newer.
+ */
+export function applyScan(
+  entries: Map<string, Entry>,
+  change: Change,
+  found: readonly RawLock[],
+  touched: ReadonlySet<string>,
+): void {
+  const seen = new Set<string>();
+  for (const raw of found) {
+    seen.add(raw.key);
+    if (!touched.has(raw.key)) applyRaw(entries, change, raw.key, raw, false);
+  }
+  for (const e of [...entries.values()]) {
+    if (e.store === "redis" && !seen.has(e.key) && !touched.has(e.key))
+      applyRaw(entries, change, e.key, null, false);
+  }
+}
+
+/** The earliest expiry among the Redis locks, or null. */
+export function firstExpiry(entries: ReadonlyMap<string, Entry>): number | null {
+  let first: number | null = null;
+  for (const e of entries.values()) {
+    if (e.store === "redis" && e.expiresAt !== null && (first === null || e.expiresAt < first))
+      first = e.expiresAt;
+  }
+  return first;
+}

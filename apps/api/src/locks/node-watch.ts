@@ -1,0 +1,57 @@
+import type { Redis } from "ioredis";
+import { globPrefix } from "./keys.js";
+
+/**
+ * One subscriber connection to one Redis node (each master of a Cluster publishes its own keyspace events),
+ * PSUBSCRIBEd to the keyspace channels of the lock prefix. Reports every key event, and every reconnect
+ * (events were missed while it was down).
+ */
+export class NodeWatch {
+  private readonly conn: Redis;
+  private readonly channelPrefix: string;
+  private readonly pattern: string;
+  private connected = false;
+
+  constructor(
+    readonly node: Redis,
+    prefix: string,
+    name: string,
+    onKey: (key: string) => void,
+    onReconnect: () => void,
+  ) {
+    const db = node.options.db ?? 0;
+    this.channelPrefix = `__keyspace@${db}__:`;
+    // Its own connection: a subscribed connection can run nothing else. The offline queue holds the PSUBSCRIBE
+    // until the connection is up; ioredis re-subscribes by itself after a reconnect.
+    this.conn = node.duplicate({
+      connectionName: name,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: true,
+      lazyConnect: true,
+    });
+    this.conn.on("error", () => {}); // reconnects by itself; the main connection logs Redis being down
+    this.conn.on("pmessage", (_pattern: string, channel: string) => {
+      onKey(channel.slice(this.channelPrefix.length));
+    });
+    this.conn.on("ready", () => {
+      if (this.connected) onReconnect();
+      this.connected = true;
+    });
+    this.pattern = `${this.channelPrefix}${globPrefix(prefix)}`;
+  }
+
+  /** Connects and subscribes; rejects when the node cannot be reached. */
+  async start(): Promise<void> {
+    await this.conn.connect();
+    await this.conn.psubscribe(this.pattern);
+  }
+
+  get address(): string {
+    return `${this.node.options.host}:${this.node.options.port}`;
+  }
+
+  stop(): void {
+    this.conn.disconnect();
+  }
+}

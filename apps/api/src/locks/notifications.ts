@@ -1,0 +1,35 @@
+import type { Redis } from "ioredis";
+
+/** K: keyspace channels; g: DEL/EXPIRE/PEXPIRE; h: HSET/HINCRBY/HDEL; x: expired; e: evicted. */
+const NEEDED = "ghxe";
+/** What the `A` alias stands for in notify-keyspace-events. */
+const ALL = "g$lshzxetd";
+
+/** The flags to add to a notify-keyspace-events value so lock keys report every change ("" when none). */
+export function missingFlags(current: string): string {
+  const classes = new Set(current.includes("A") ? `${current}${ALL}` : current);
+  let add = current.includes("K") ? "" : "K";
+  for (const f of NEEDED) if (!classes.has(f)) add += f;
+  return add;
+}
+
+export type NotificationsResult = { ok: true; set: string | null } | { ok: false; reason: string };
+
+/**
+ * Makes one Redis node publish keyspace notifications for hash and generic commands, keeping whatever flags are
+ * already on (other software may rely on them). Refused CONFIG (an ACL without +config, a managed service that
+ * renames or blocks it) is reported, not thrown: the caller falls back to periodic resyncs.
+ */
+export async function enableKeyspaceEvents(node: Redis): Promise<NotificationsResult> {
+  try {
+    const [, current = ""] = ((await node.config("GET", "notify-keyspace-events")) as string[]) ?? [];
+    const add = missingFlags(current);
+    if (add === "") return { ok: true, set: null };
+    await node.config("SET", "notify-keyspace-events", `${current}${add}`);
+    return { ok: true, set: `${current}${add}` };
+  } catch (err) {
+    // Only Redis's own answer is a refusal (NOPERM, unknown command…); Redis down fails the caller's start.
+    if (!(err instanceof Error) || err.name !== "ReplyError") throw err;
+    return { ok: false, reason: err.message };
+  }
+}

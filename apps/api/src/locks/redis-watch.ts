@@ -1,0 +1,78 @@
+import type { Logger } from "pino";
+import { NodeWatch } from "./node-watch.js";
+import { enableKeyspaceEvents } from "./notifications.js";
+import { masters, type RedisClient } from "./read.js";
+
+export type Mode = "notifications" | "resync";
+
+/**
+ * The keyspace-notification side of the observer: one subscribed connection per master, notifications turned
+ * on where the server allows it. A refusal (CONFIG or PSUBSCRIBE denied by an ACL, CONFIG renamed by a managed
+ * service) is remembered for the life of the process, logged once, and turns the observer to periodic resyncs.
+ */
+export class RedisWatch {
+  private watches: NodeWatch[] = [];
+  private refused: string | null = null;
+  private warned = false;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    private readonly name: string,
+    private readonly logger: Logger,
+    private readonly fallbackResyncMs: number,
+  ) {}
+
+  get mode(): Mode {
+    return this.refused === null ? "notifications" : "resync";
+  }
+
+  get connections(): number {
+    return this.watches.length;
+  }
+
+  /** Subscribes on every master; rejects only when Redis cannot be reached. */
+  async start(onKey: (key: string) => void, onReconnect: () => void): Promise<void> {
+    for (const node of masters(this.redis)) {
+      if (this.refused === null) await this.enable(node);
+      const w = new NodeWatch(node, this.prefix, this.name, onKey, () => {
+        // A restarted Redis has its configuration back to the default: turn notifications on again.
+        void (this.refused === null ? this.enable(node).catch(() => undefined) : Promise.resolve()).then(
+          onReconnect,
+        );
+      });
+      this.watches.push(w);
+      try {
+        await w.start();
+      } catch (err) {
+        if (!(err instanceof Error) || err.name !== "ReplyError") throw err;
+        this.watches = this.watches.filter((x) => x !== w);
+        w.stop();
+        this.refuse(`PSUBSCRIBE refused: ${err.message}`);
+      }
+    }
+  }
+
+  stop(): void {
+    for (const w of this.watches) w.stop();
+    this.watches = [];
+  }
+
+  private async enable(node: Parameters<typeof enableKeyspaceEvents>[0]): Promise<void> {
+    const result = await enableKeyspaceEvents(node);
+    if (!result.ok) this.refuse(`CONFIG refused: ${result.reason}`);
+    else if (result.set) {
+      this.logger.info({ notifyKeyspaceEvents: result.set }, "live view: keyspace notifications turned on");
+    }
+  }
+
+  private refuse(reason: string): void {
+    this.refused ??= reason;
+    if (this.warned) return;
+    this.warned = true;
+    this.logger.warn(
+      { reason, resyncMs: this.fallbackResyncMs },
+      `live view: cannot use keyspace notifications (${reason}); falling back to a full resync of the lock keys every ${this.fallbackResyncMs} ms. Set notify-keyspace-events to include Kghxe on the server (and allow PSUBSCRIBE) to see changes at once.`,
+    );
+  }
+}

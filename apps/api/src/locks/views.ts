@@ -1,0 +1,98 @@
+import type { LockInfo } from "../lock.js";
+import type { LockOwnerView, LockStore, LockView } from "../types.js";
+import type { RawLock } from "./read.js";
+
+/** A held lock as the observer keeps it: its expiry as a wall-clock time, so any event can state its TTL. */
+export interface Entry {
+  store: LockStore;
+  key: string;
+  resource: string;
+  owners: LockOwnerView[];
+  token: number | null;
+  waiters: number;
+  leaseMs: number | null;
+  /** Epoch ms when the lock expires; null when it has no TTL. */
+  expiresAt: number | null;
+}
+
+/** A renewal moves the expiry by a third of the lease; less than this is read jitter, not a change. */
+const RENEWAL_SLACK_MS = 50;
+
+/** Owner ids are `<instanceId>:<random hex>`; the prefix says which process holds the lock. */
+export function ownerInstance(owner: string): string {
+  const i = owner.lastIndexOf(":");
+  return i > 0 ? owner.slice(0, i) : owner;
+}
+
+const owners = (list: readonly { owner: string; count: number }[]): LockOwnerView[] =>
+  list.map((o) => ({ owner: o.owner, count: o.count, instanceId: ownerInstance(o.owner) }));
+
+/** Store and key: unique among the observer's entries (control characters never appear in keys). */
+export const entryId = (store: LockStore, key: string): string => `${store}\u0000${key}`;
+
+export function entryOfRaw(raw: RawLock, leaseMs: number | null): Entry {
+  return {
+    store: "redis",
+    key: raw.key,
+    resource: raw.resource,
+    owners: owners(raw.owners),
+    token: raw.token,
+    waiters: raw.waiters,
+    leaseMs,
+    expiresAt: raw.pttlMs >= 0 ? raw.readAt + raw.pttlMs : null,
+  };
+}
+
+export function entryOfInfo(info: LockInfo, store: LockStore, now: number): Entry {
+  return {
+    store,
+    key: info.key,
+    resource: info.resource,
+    owners: owners(info.owners),
+    token: info.token ?? null,
+    waiters: 0,
+    leaseMs: info.leaseMs ?? null,
+    expiresAt: info.pttlMs >= 0 ? now + info.pttlMs : null,
+  };
+}
+
+export function viewOf(e: Entry, at: number): LockView {
+  return {
+    store: e.store,
+    key: e.key,
+    resource: e.resource,
+    owners: e.owners,
+    pttlMs: e.expiresAt === null ? -1 : Math.max(0, Math.round(e.expiresAt - at)),
+    leaseMs: e.leaseMs,
+    token: e.token,
+    waiters: e.waiters,
+  };
+}
+
+/** Whether a dashboard would show `b` differently from `a`: owners, counts, token, waiters, or a renewed lease. */
+export function differs(a: Entry, b: Entry): boolean {
+  if (a.token !== b.token || a.waiters !== b.waiters || a.owners.length !== b.owners.length) return true;
+  for (let i = 0; i < a.owners.length; i++) {
+    if (a.owners[i]!.owner !== b.owners[i]!.owner || a.owners[i]!.count !== b.owners[i]!.count) return true;
+  }
+  if ((a.expiresAt === null) !== (b.expiresAt === null)) return true;
+  return a.expiresAt !== null && Math.abs(a.expiresAt - b.expiresAt!) > RENEWAL_SLACK_MS;
+}
+
+export function byResource(
+  a: { resource: string; store: string },
+  b: { resource: string; store: string },
+): number {
+  if (a.resource !== b.resource) return a.resource < b.resource ? -1 : 1;
+  return a.store < b.store ? -1 : a.store > b.store ? 1 : 0;
+}
+
+/** What one update changed. */
+export interface Change {
+  added: Entry[];
+  changed: Entry[];
+  removed: Entry[];
+}
+
+export const emptyChange = (): Change => ({ added: [], changed: [], removed: [] });
+export const isEmpty = (c: Change): boolean => !c.added.length && !c.changed.length && !c.removed.length;
