@@ -106,7 +106,10 @@ function badValue(f: Field): fc.Arbitrary<unknown> {
         fc.constant(""),
         huge,
         fc.constantFrom("*", "?", "{a}", "a*", "[ab]", "{1001}", "1001}", "x{", "**"),
-        fc.integer(),
+        // Positive whole numbers are ids (the seed's `1001`); zero, negatives, fractions and unsafe ones are not.
+        fc.integer({ max: 0 }),
+        fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Number.isInteger(x)),
+        fc.constantFrom(2 ** 53, 2 ** 53 + 2, 1e308),
         notNumber.filter((v) => typeof v !== "string"),
       );
     case "prefix":

@@ -1,7 +1,19 @@
 import { z } from "zod";
 
-/** Ids that end up inside Redis key names and lock resources: no braces, globs or separators. */
-export const id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1-64 characters of [A-Za-z0-9_-]");
+const NUMERIC_ID = "a numeric id must be a whole number from 1 to 2^53-1";
+/**
+ * An id as clients send it: a string without braces, globs or separators, or a positive whole number
+ * as in the seed's `productId=1001` and `{ "orderId": 100001 }`.
+ */
+export const idInput = z.union(
+  [
+    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1-64 characters of [A-Za-z0-9_-]"),
+    z.int({ error: NUMERIC_ID }).min(1, { error: NUMERIC_ID }),
+  ],
+  { error: "expected a positive whole number or 1-64 characters of [A-Za-z0-9_-]" },
+);
+/** Ids that end up inside Redis key names and lock resources: 1001 and "1001" name the same key. */
+export const id = idInput.transform(String);
 
 export const stockModes = ["none", "local", "redis", "redlock", "postgres", "atomic"] as const;
 export const stockMode = z.enum(stockModes);

@@ -8,6 +8,7 @@ import { guardRequest } from "./http/guard.js";
 import { baseHeaders, plain } from "./http/headers.js";
 import { healthz, metrics } from "./http/health.js";
 import { readyz } from "./http/ready.js";
+import { createRestHandler } from "./http/rest.js";
 import { startJobs } from "./jobs/scheduler.js";
 import { createHttpLogger, createLogger, recordInternalError } from "./logger.js";
 import { waitUntilReady } from "./redis.js";
@@ -43,6 +44,9 @@ const trpc = createHTTPHandler({
   },
 });
 
+// The seed's REST routes, /api/openapi.json and /api/docs (http/rest.ts).
+const rest = createRestHandler(services, { maxBodySize: MAX_BODY_BYTES });
+
 const limits = new ClientLimits({
   connections: env.MAX_CONNECTIONS_PER_CLIENT,
   streams: env.MAX_STREAMS_PER_CLIENT,
@@ -73,6 +77,7 @@ function route(req: IncomingMessage, res: ServerResponse) {
   if (path === "/readyz") return void readyz(res, readiness);
   if (path === "/metrics") return void metrics(req, res, services.metrics.registry, env.ADMIN_TOKEN);
   if (path?.startsWith("/trpc/")) return trpc(req, res);
+  if (path?.startsWith("/api/")) return rest(req, res);
   res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
 }
 

@@ -1,11 +1,14 @@
 import { initTRPC, TRPCError } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context.js";
 import { BurstRunningError } from "./demo/burst-running-error.js";
 import { isRedisUnavailable } from "./lib/redis-errors.js";
 import { sameSecret } from "./lib/same-secret.js";
 
-const t = initTRPC.context<Context>().create({
+// `meta.openapi` exposes a procedure as a REST route (router/seed.ts, http/rest.ts).
+const init = initTRPC.context<Context>().meta<OpenApiMeta>();
+const t = init.create({
   // Never put stack traces into responses, whatever NODE_ENV says.
   isDev: false,
   errorFormatter({ shape, error, ctx }) {

@@ -1,0 +1,94 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
+import { createContextFactory, type Services } from "../context.js";
+import { seedRouter } from "../router/seed.js";
+import { serveDocs } from "./docs.js";
+import { createOpenApiDocument } from "./openapi.js";
+
+/**
+ * Everything under `/api`: the seed's REST routes (router/seed.ts through trpc-to-openapi),
+ * `/api/openapi.json` and the Swagger UI page at `/api/docs`.
+ */
+export function createRestHandler(services: Services, { maxBodySize }: { maxBodySize: number }) {
+  const document = JSON.stringify(createOpenApiDocument());
+  const routes = createOpenApiNodeHttpHandler({
+    router: seedRouter,
+    maxBodySize,
+    createContext: createContextFactory(services),
+    onError({ error, path }) {
+      if (error.code === "INTERNAL_SERVER_ERROR")
+        services.logger.error({ err: error.cause ?? error, path }, "request failed");
+    },
+  });
+  const handle = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> => {
+    const [path = "/", query = ""] = (req.url ?? "/").split(/\?(.*)/s, 2);
+    if (path === "/api/openapi.json") {
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" }).end(document);
+      return;
+    }
+    if (serveDocs(res, path)) return;
+    if (req.method === "POST") readQueryAsBody(req, new URLSearchParams(query));
+    await routes(req, seedShapedErrors(res));
+  };
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res).catch((err: unknown) => {
+      services.logger.error({ err, url: req.url }, "request failed");
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ message: "Internal server error" }));
+    });
+  };
+}
+
+/**
+ * The seed posts `/api/stock/deduct?productId=1001` with no body (ASP.NET's `[FromQuery]`); the adapter
+ * reads a POST's input from its body only. A POST without a body therefore gets its query as the body.
+ */
+function readQueryAsBody(req: IncomingMessage & { body?: unknown }, query: URLSearchParams): void {
+  const length = req.headers["content-length"];
+  const hasBody = req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+  if (!hasBody) {
+    req.headers["content-type"] = "application/json";
+    req.body = Object.fromEntries(query);
+  } else if (req.headers["content-type"]?.startsWith("application/json")) {
+    // The adapter parses only an exact "application/json" (not "…; charset=utf-8").
+    req.headers["content-type"] = "application/json";
+  }
+}
+
+/** Rewrites the adapter's error bodies (`{ message, code, issues }`) to the seed's `{ message }`. */
+function seedShapedErrors(res: ServerResponse): ServerResponse {
+  return new Proxy(res, {
+    get(target, prop) {
+      if (prop === "end") {
+        return (body?: unknown) =>
+          target.end(target.statusCode >= 400 && typeof body === "string" ? seedError(body) : body);
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+    set: (target, prop, value) => Reflect.set(target, prop, value, target),
+  });
+}
+
+interface AdapterError {
+  message?: unknown;
+  issues?: { path?: PropertyKey[]; message?: string }[];
+}
+
+function seedError(body: string): string {
+  let parsed: AdapterError;
+  try {
+    parsed = JSON.parse(body) as AdapterError;
+  } catch {
+    return body;
+  }
+  // A validation error says which field is wrong and why, rather than "Input validation failed".
+  const issues = Array.isArray(parsed.issues) ? parsed.issues : [];
+  const message =
+    issues.length > 0
+      ? issues
+          .map((i) => (i.path?.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
+          .join("; ")
+      : String(parsed.message ?? "error");
+  return JSON.stringify({ message });
+}

@@ -1,0 +1,170 @@
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import { readOrder } from "../orders/store.js";
+import { submitOrder } from "../orders/submit.js";
+import { id, idInput, stockDeductInput, stockMode } from "../schemas.js";
+import { deduct } from "../stock/deduct.js";
+import { readStock, resetStock } from "../stock/store.js";
+import { adminProcedure, publicProcedure, router } from "../trpc.js";
+import type { DeductRejectReason } from "../types.js";
+
+/**
+ * The seed article's REST endpoints (`/api/stock/deduct`, `/api/stock/status`, `/api/order/submit`),
+ * same paths, status codes and JSON shapes, served by http/rest.ts through trpc-to-openapi. Each one calls
+ * the services the tRPC procedures call; only the response shape is the seed's.
+ */
+
+const tags = ["seed"];
+// trpc-to-openapi keeps one description per status code for the whole document, so they are shared here.
+const ERRORS = {
+  400: "Invalid input",
+  401: "Admin token required (x-admin-token), when the API runs with ADMIN_TOKEN",
+  404: "Not found",
+  409: "The same order is being submitted right now",
+  412: "The mode is unavailable on this instance",
+  429: "Too many deducts already queued on this product",
+  503: "Redis unavailable, or (deduct) the stock lock could not be had in time",
+} as const;
+const errors = (...codes: (keyof typeof ERRORS)[]) => Object.fromEntries(codes.map((c) => [c, ERRORS[c]]));
+const productId = id.default("1001").meta({ description: '1001 and "1001" name the same product' });
+// The same bounds as stock.deduct (a fresh schema: the REST adapter marks query numbers for coercion).
+const work = stockDeductInput.shape.workMs.unwrap();
+
+const UNAVAILABLE: Record<Exclude<DeductRejectReason, "sold-out">, string> = {
+  "lock-timeout": "the stock lock could not be acquired in time; try again shortly",
+  "lock-lost": "the stock lock was lost before the sale was written; nothing was sold, try again",
+  "stale-token": "a newer lock holder wrote first; nothing was sold, try again",
+};
+
+const deductOutput = z.union([
+  z.object({ success: z.literal(true), remainingStock: z.int() }),
+  z.object({ success: z.literal(false), message: z.string() }),
+]);
+
+const stockRoutes = {
+  deduct: publicProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/stock/deduct",
+        tags,
+        protect: false,
+        summary: "Deduct one unit (the seed's flash sale)",
+        description:
+          "Input as query parameters, as the seed sends it (`?productId=1001`), or as a JSON body. " +
+          "Sold out is a 200 with `success: false`; a lock that cannot be had in time is a 503.",
+        errorResponses: errors(400, 412, 429, 503),
+      },
+    })
+    .input(
+      z
+        .strictObject({
+          productId,
+          mode: stockMode.default("redis"),
+          workMs: z
+            .int()
+            .min(work.minValue ?? 0)
+            .max(work.maxValue ?? 0)
+            .default(0)
+            .meta({ description: "Simulated work between the stock check and the write, in ms" }),
+        })
+        .prefault({}),
+    )
+    .output(deductOutput)
+    .mutation(async ({ ctx, input }) => {
+      const r = await deduct(ctx, { ...input, quantity: 1 });
+      if (r.ok) return { success: true as const, remainingStock: r.stock };
+      if (r.reason === "sold-out") return { success: false as const, message: "sold out" };
+      throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: UNAVAILABLE[r.reason] });
+    }),
+  status: publicProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/stock/status",
+        tags,
+        protect: false,
+        summary: "Current stock",
+        errorResponses: errors(400, 503),
+      },
+    })
+    .input(z.strictObject({ productId }).prefault({}))
+    .output(z.object({ stock: z.int() }))
+    .query(async ({ ctx, input }) => ({ stock: (await readStock(ctx.redis, input.productId)).qty })),
+  reset: adminProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/stock/reset",
+        tags,
+        summary: "Set the stock (not in the seed, whose stock lived in memory until a restart)",
+        description: "Needs the `x-admin-token` header when the API runs with `ADMIN_TOKEN`.",
+        errorResponses: errors(400, 401, 503),
+      },
+    })
+    .input(z.strictObject({ productId, stock: z.int().min(0).max(1_000_000).default(100) }).prefault({}))
+    .output(z.object({ stock: z.int() }))
+    .mutation(async ({ ctx, input }) => ({
+      stock: (await resetStock(ctx.redis, input.productId, input.stock)).qty,
+    })),
+};
+
+const orderRoutes = {
+  submit: publicProcedure
+    .meta({
+      openapi: {
+        method: "POST",
+        path: "/api/order/submit",
+        tags,
+        protect: false,
+        summary: "Submit an order once (the seed's double-submit guard)",
+        description:
+          "A concurrent duplicate gets 409; a duplicate after the order was created gets it back with `replayed: true`.",
+        errorResponses: errors(400, 409, 503),
+      },
+    })
+    .input(
+      z.strictObject({
+        orderId: idInput.meta({ description: '100001 and "100001" name the same order' }),
+        productId,
+        quantity: z.int().min(1).max(1000).default(1),
+      }),
+    )
+    .output(
+      z.object({ success: z.literal(true), orderId: z.union([z.int(), z.string()]), replayed: z.boolean() }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const { replayed } = await submitOrder(ctx, { ...input, orderId: String(input.orderId) });
+      // Echoed as sent, like the seed: a number stays a number.
+      return { success: true as const, orderId: input.orderId, replayed };
+    }),
+  status: publicProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/api/order/status",
+        tags,
+        protect: false,
+        summary: "A stored order (not in the seed)",
+        errorResponses: errors(400, 404, 503),
+      },
+    })
+    .input(z.strictObject({ orderId: id }))
+    .output(
+      z.object({
+        orderId: z.string(),
+        productId: z.string(),
+        quantity: z.int(),
+        status: z.literal("created"),
+        createdAt: z.int(),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const order = await readOrder(ctx.redis, input.orderId);
+      if (!order) throw new TRPCError({ code: "NOT_FOUND", message: `order ${input.orderId} not found` });
+      const { orderId, productId, quantity, status, createdAt } = order;
+      return { orderId, productId, quantity, status, createdAt };
+    }),
+};
+
+export const seedRouter = router({ stock: stockRoutes, order: orderRoutes });
