@@ -21,8 +21,10 @@ ensureSystemPackages(
     { bin: "chromium", pkg: "chromium" },
     // Debian keeps initdb/postgres off PATH, under /usr/lib/postgresql/<version>/bin.
     { bin: "initdb", pkg: "postgresql", found: pgBinDir },
+    // The seed's own scripts (examples/seed) are run as written: bash loops of curl.
+    { bin: "curl", pkg: "curl" },
   ],
-  { why: "tests run on real Redis and PostgreSQL, and in Debian Chromium" },
+  { why: "tests run on real Redis and PostgreSQL, in Debian Chromium, and with the seed's curl scripts" },
 );
 
 process.on("SIGINT", async () => {
