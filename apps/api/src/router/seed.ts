@@ -19,7 +19,7 @@ const tags = ["seed"];
 const ERRORS = {
   400: "Invalid input",
   401: "Admin token required (x-admin-token), when the API runs with ADMIN_TOKEN",
-  404: "Not found",
+  404: "Not found: no such order, or (deduct) a product with no stock yet; POST /api/stock/reset creates one",
   409: "The same order is being submitted right now",
   412: "The mode is unavailable on this instance",
   429: "Too many deducts already queued on this product",
@@ -53,7 +53,7 @@ const stockRoutes = {
         description:
           "Input as query parameters, as the seed sends it (`?productId=1001`), or as a JSON body. " +
           "Sold out is a 200 with `success: false`; a lock that cannot be had in time is a 503.",
-        errorResponses: errors(400, 412, 429, 503),
+        errorResponses: errors(400, 404, 412, 429, 503),
       },
     })
     .input(
