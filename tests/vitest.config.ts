@@ -8,7 +8,7 @@ export default defineConfig({
   test: {
     include: ["**/*.test.ts"],
     testTimeout: 60_000,
-    hookTimeout: 330_000,
+    hookTimeout: 630_000,
     fileParallelism: false,
   },
 });

@@ -70,11 +70,13 @@ beforeAll(async () => {
   child.stderr?.on("data", (d) => {
     out += d;
   });
-  await waitFor("the 'Lockyard is up' banner", () => out.includes("Lockyard is up"), 300_000);
+  // Seconds when this checkout's build is in the turbo cache (npm test builds before this test runs);
+  // a cold build of the dashboard on two busy cores takes minutes.
+  await waitFor("the 'Lockyard is up' banner", () => out.includes("Lockyard is up"), 600_000);
   // "[lockyard] redis: redis-server pid 123 at redis://127.0.0.1:6379", "[lockyard] postgres: pid 456 at postgres://…:5433/…"
   for (const m of out.matchAll(/\[lockyard\] (\S+): (?:redis-server )?pid (\d+) at \S+?:(\d+)(?:\/|\s|$)/g))
     started.push({ name: m[1]!, pid: Number(m[2]), port: Number(m[3]) });
-}, 330_000);
+}, 630_000);
 
 afterAll(async () => {
   if (child?.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
