@@ -78,9 +78,14 @@ beforeAll(async () => {
     started.push({ name: m[1]!, pid: Number(m[2]), port: Number(m[3]) });
 }, 630_000);
 
-afterAll(async () => {
-  if (child?.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
-  for (const s of started) if (alive(s.pid)) process.kill(s.pid, "SIGKILL");
+afterAll(() => {
+  const kill = (pid: number) => {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  };
+  if (child?.pid && child.exitCode === null && child.signalCode === null) kill(-child.pid);
+  for (const s of started) if (alive(s.pid)) kill(s.pid);
   clone?.remove();
 });
 
