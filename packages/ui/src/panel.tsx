@@ -7,12 +7,13 @@ export interface PanelProps {
   children: ReactNode;
   testId?: string;
   id?: string;
+  className?: string;
 }
 
-export function Panel({ title, subtitle, actions, children, testId, id }: PanelProps) {
+export function Panel({ title, subtitle, actions, children, testId, id, className }: PanelProps) {
   return (
     <section
-      className="ly-panel"
+      className={className ? `ly-panel ${className}` : "ly-panel"}
       data-testid={testId}
       id={id}
       aria-labelledby={id ? `${id}-title` : undefined}

@@ -16,8 +16,9 @@ export function ProgressBar({ value, max, label, testId }: ProgressBarProps) {
         aria-valuemax={max}
         aria-valuenow={value}
         aria-label={label ?? "progress"}
+        aria-valuetext={`${value} of ${max}`}
       >
-        <div className="ly-progress-fill" style={{ width: `${pct}%` }} />
+        <div className="ly-progress-fill" style={{ transform: `scaleX(${pct / 100})` }} />
       </div>
       <div className="ly-progress-text">
         {label ? `${label}: ` : ""}

@@ -9,6 +9,8 @@ type ModeInfo = RouterOutputs["system"]["info"]["modes"][number];
 
 export interface BurstFormProps {
   running: boolean;
+  /** Why Start cannot run now (the APIs are unreachable), shown beside it. */
+  blockedReason?: string | null;
   modes: readonly ModeInfo[] | undefined;
   onStart: (input: BurstInput) => void;
 }
@@ -19,7 +21,7 @@ function clampInt(raw: string, min: number, max: number, fallback: number): numb
   return Math.min(max, Math.max(min, n));
 }
 
-export function BurstForm({ running, modes, onStart }: BurstFormProps) {
+export function BurstForm({ running, blockedReason = null, modes, onStart }: BurstFormProps) {
   const [mode, setMode] = useState<Mode>("redis");
   const [requests, setRequests] = useState("200");
   const [workMs, setWorkMs] = useState("10");
@@ -27,8 +29,11 @@ export function BurstForm({ running, modes, onStart }: BurstFormProps) {
   const availability = (m: Mode) => modes?.find((x) => x.mode === m);
   const selectedUnavailable = availability(mode)?.available === false;
 
+  // Start stays focusable while busy (aria-disabled, not disabled), so focus never falls to <body>.
+  const blocked = running || selectedUnavailable || blockedReason !== null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (blocked) return;
     onStart({
       mode,
       requests: clampInt(requests, 1, 1000, 200),
@@ -83,7 +88,7 @@ export function BurstForm({ running, modes, onStart }: BurstFormProps) {
             value={requests}
             onChange={(e) => setRequests(e.target.value)}
             data-testid="burst-requests"
-            disabled={running}
+            readOnly={running}
           />
         </label>
         <label className="field">
@@ -96,7 +101,7 @@ export function BurstForm({ running, modes, onStart }: BurstFormProps) {
             value={initialStock}
             onChange={(e) => setInitialStock(e.target.value)}
             data-testid="burst-stock"
-            disabled={running}
+            readOnly={running}
           />
         </label>
         <label className="field">
@@ -109,17 +114,23 @@ export function BurstForm({ running, modes, onStart }: BurstFormProps) {
             value={workMs}
             onChange={(e) => setWorkMs(e.target.value)}
             data-testid="burst-work"
-            disabled={running}
+            readOnly={running}
           />
         </label>
         <button
           type="submit"
           className="button primary"
-          disabled={running || selectedUnavailable}
+          aria-disabled={blocked}
+          aria-describedby={blockedReason ? "burst-blocked" : undefined}
           data-testid="burst-start"
         >
           {running ? "Running…" : "Start"}
         </button>
+        {blockedReason ? (
+          <span id="burst-blocked" className="blocked-reason" data-testid="burst-blocked">
+            {blockedReason}
+          </span>
+        ) : null}
       </div>
     </form>
   );

@@ -48,7 +48,7 @@ export function BurstReportView({ report: r }: { report: BurstReport }) {
           ) : (
             rejected.map(([reason, n]) => (
               <Badge key={reason} tone="warn">
-                {reason} {n}
+                {reason}: {n}
               </Badge>
             ))
           )}
@@ -57,7 +57,7 @@ export function BurstReportView({ report: r }: { report: BurstReport }) {
           <span className="muted">Served by: </span>
           {instances.map(([id, n]) => (
             <Badge key={id} tone="info">
-              {id} {n}
+              {id}: {n} {n === 1 ? "request" : "requests"}
             </Badge>
           ))}
         </div>

@@ -14,7 +14,6 @@ export function BurstVerdict({ report }: { report: BurstReport }) {
   return (
     <div
       className={`verdict ${v.safe ? "verdict-safe" : "verdict-unsafe"}`}
-      role="status"
       data-testid="burst-verdict"
       data-safe={v.safe ? "true" : "false"}
       data-oversold={report.oversold}

@@ -3,7 +3,7 @@
 import { ConnectionIndicator } from "@lockyard/ui/connection-indicator";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
-import { useLiveLocks } from "./live-locks";
+import { useLiveConnection } from "./live-locks";
 
 const SECTIONS = [
   ["flash-sale", "Flash sale"],
@@ -15,7 +15,7 @@ const SECTIONS = [
 
 export function DashboardHeader() {
   const trpc = useTRPC();
-  const live = useLiveLocks();
+  const conn = useLiveConnection();
   const info = useQuery(trpc.system.info.queryOptions(undefined, { refetchInterval: 15_000 }));
   return (
     <header className="top">
@@ -41,9 +41,15 @@ export function DashboardHeader() {
             Redis {info.data.redis.version} · {info.data.redis.mode}
           </span>
         ) : null}
+        {conn.note ? (
+          <span className="conn-note" data-testid="connection-note" aria-hidden="true">
+            {conn.note}
+          </span>
+        ) : null}
         <ConnectionIndicator
-          state={live.connection}
-          detail={live.endpoint.replace(/^https?:\/\//, "")}
+          state={conn.state}
+          detail={conn.streamUrl.replace(/^https?:\/\//, "")}
+          note={conn.note ?? undefined}
           testId="connection"
         />
       </div>

@@ -7,8 +7,9 @@ import { useTRPC } from "~/trpc/react";
 import { BurstForm } from "./burst-form";
 import { BurstHistory } from "./burst-history";
 import { BurstReportView } from "./burst-report";
-import { BurstVerdict } from "./burst-verdict";
+import { BurstStatus } from "./burst-status";
 import { ErrorMessage } from "./error-message";
+import { useLiveConnection } from "./live-locks";
 import { StockChart } from "./stock-chart";
 import { useBurst } from "./use-burst";
 
@@ -17,6 +18,7 @@ export function FlashSalePanel() {
   const info = useQuery(trpc.system.info.queryOptions(undefined, { refetchInterval: 15_000 }));
   const { state, history, start } = useBurst();
   const running = state.status === "running";
+  const offline = useLiveConnection().state === "offline";
   return (
     <Panel
       id="flash-sale"
@@ -24,7 +26,14 @@ export function FlashSalePanel() {
       title="Flash sale"
       subtitle="Fire concurrent purchases at both API instances and watch whether stock goes below zero."
     >
-      <BurstForm running={running} modes={info.data?.modes} onStart={start} />
+      <BurstForm
+        running={running}
+        blockedReason={
+          offline && !running ? "Both API instances are unreachable: Start returns when one answers." : null
+        }
+        modes={info.data?.modes}
+        onStart={start}
+      />
       {state.progress ? (
         <div className="burst-live" data-testid="burst-live" data-status={state.status}>
           <ProgressBar
@@ -33,16 +42,12 @@ export function FlashSalePanel() {
             label="Requests done"
             testId="burst-progress"
           />
-          <StockChart series={state.series} />
+          <StockChart series={state.series} finished={state.status === "done"} />
         </div>
       ) : null}
       <ErrorMessage error={state.error} testId="burst-error" />
-      {state.report ? (
-        <>
-          <BurstVerdict report={state.report} />
-          <BurstReportView report={state.report} />
-        </>
-      ) : null}
+      <BurstStatus running={running} progress={state.progress} report={state.report} />
+      {state.report ? <BurstReportView report={state.report} /> : null}
       <BurstHistory runs={history} />
     </Panel>
   );

@@ -4,7 +4,7 @@ import { Badge } from "@lockyard/ui/badge";
 import { Panel } from "@lockyard/ui/panel";
 import { Table } from "@lockyard/ui/table";
 import { useQuery } from "@tanstack/react-query";
-import { clockTime, formatMs } from "~/lib/format";
+import { formatMs, timeOfDay } from "~/lib/format";
 import { useTRPC } from "~/trpc/react";
 import { ErrorMessage } from "./error-message";
 
@@ -31,26 +31,40 @@ export function JobsPanel() {
       subtitle="Every instance tries the cleanup job on each tick; only the one that gets the lock runs it."
     >
       <ErrorMessage error={runs.error} testId="jobs-error" />
-      <div className="ticks" data-testid="job-ticks" title="Recent ticks, oldest first">
-        {ticks.map((r) => (
-          <span
-            key={r.tick}
-            className={`tick tick-c${colorIndex(r.instanceId)}`}
-            title={`tick ${r.tick}: ${r.instanceId}`}
-            data-testid="job-tick"
-            data-instance={r.instanceId}
-          >
-            {r.instanceId}
-          </span>
-        ))}
-        {ticks.length === 0 ? <span className="muted">No ticks yet.</span> : null}
-      </div>
+      {ticks.length === 0 ? (
+        <p className="muted ticks-empty">No ticks yet.</p>
+      ) : (
+        <ol
+          className="ticks"
+          data-testid="job-ticks"
+          aria-label="Recent ticks, oldest first: the instance that ran each"
+        >
+          {ticks.map((r) => (
+            <li
+              key={r.tick}
+              className={`tick tick-c${colorIndex(r.instanceId)}`}
+              title={`${timeOfDay(r.scheduledAt)}: ${r.instanceId}`}
+              data-testid="job-tick"
+              data-instance={r.instanceId}
+            >
+              {r.instanceId}
+            </li>
+          ))}
+        </ol>
+      )}
       <Table
         testId="job-runs"
         caption="Recent job runs"
         columns={[
-          { key: "tick", header: "Tick", render: (r) => <code>{r.tick}</code> },
-          { key: "at", header: "Scheduled", render: (r) => clockTime(r.scheduledAt) },
+          {
+            key: "at",
+            header: "Tick at",
+            render: (r) => (
+              <time dateTime={new Date(r.scheduledAt).toISOString()} title={`tick ${r.tick}`}>
+                {timeOfDay(r.scheduledAt)}
+              </time>
+            ),
+          },
           {
             key: "winner",
             header: "Ran on",

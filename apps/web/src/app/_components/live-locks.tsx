@@ -1,81 +1,146 @@
 "use client";
 
-import type { RouterOutputs } from "@lockyard/api";
 import type { ConnectionState } from "@lockyard/ui/connection-indicator";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { createContext, type ReactNode, useContext, useEffect, useRef, useState } from "react";
+import { createContext, type ReactNode, useContext, useEffect, useMemo, useRef, useState } from "react";
+import {
+  EMPTY_LOCK_STATE,
+  type LiveLock,
+  type LockState,
+  reduceLocks,
+  type WatchEvent,
+} from "~/lib/lock-state";
 import { useEndpoints, useTRPC } from "~/trpc/react";
 
-type Snapshot = RouterOutputs["locks"]["list"];
-export type LockView = Snapshot["locks"][number];
+export type { LiveLock, LockView } from "~/lib/lock-state";
 
-export interface LiveLocks {
-  locks: LockView[];
-  /** `performance.now()` when the latest snapshot arrived. */
-  receivedAt: number;
-  /** Wall-clock time of the snapshot on the API. */
-  at: number | null;
+export interface LiveConnection {
+  state: ConnectionState;
+  /** The API the live stream is opened against (not whichever one the last ordinary request used). */
+  streamUrl: string;
+  /** The instance that answered the stream, once it has. */
   instanceId: string | null;
-  connection: ConnectionState;
-  endpoint: string;
-  error: unknown;
+  /** A failover in words: "api-a unreachable, using api-b". */
+  note: string | null;
 }
 
-const LiveLocksContext = createContext<LiveLocks | null>(null);
+export interface LiveLocks {
+  locks: readonly LiveLock[];
+  connection: ConnectionState;
+}
+
+const LocksContext = createContext<LiveLocks | null>(null);
+const ConnectionContext = createContext<LiveConnection | null>(null);
 
 export function useLiveLocks(): LiveLocks {
-  const v = useContext(LiveLocksContext);
+  const v = useContext(LocksContext);
   if (!v) throw new Error("useLiveLocks() outside <LiveLocksProvider>");
+  return v;
+}
+
+export function useLiveConnection(): LiveConnection {
+  const v = useContext(ConnectionContext);
+  if (!v) throw new Error("useLiveConnection() outside <LiveLocksProvider>");
   return v;
 }
 
 /** How long a connection may keep failing before we try the next API instance. */
 const FAILOVER_AFTER_MS = 1500;
 
+/** Events may arrive wrapped by `tracked()` as `{ id, data }`. */
+function unwrap(raw: unknown): WatchEvent | null {
+  if (typeof raw !== "object" || raw === null) return null;
+  const r = raw as Record<string, unknown>;
+  if (!("at" in r) && "data" in r && typeof r.data === "object") return r.data as WatchEvent;
+  return raw as WatchEvent;
+}
+
+const host = (url: string) => url.replace(/^https?:\/\//, "");
+
 /**
- * One `locks.watch` stream for the whole page. EventSource reconnects by itself; when the current
- * instance keeps failing, the stream is restarted against the next URL.
+ * One `locks.watch` stream for the whole page: a snapshot, then deltas, folded by `reduceLocks`.
+ * EventSource reconnects by itself; when the current instance keeps failing, the stream is restarted
+ * against the next URL. After every URL failed in a row, the page is offline (and keeps trying).
  */
 export function LiveLocksProvider({ children }: { children: ReactNode }) {
   const trpc = useTRPC();
   const endpoints = useEndpoints();
-  const [endpoint, setEndpoint] = useState(endpoints.current());
-  const [snap, setSnap] = useState<{ s: Snapshot; receivedAt: number } | null>(null);
+  const [state, setState] = useState<LockState>(EMPTY_LOCK_STATE);
+  // The instance this stream was opened against, so a failure moves on from it and not from
+  // whichever instance another request has already switched to.
+  const [streamUrl, setStreamUrl] = useState(endpoints.current());
+  const streamUrlRef = useRef(streamUrl);
+  /** The instance that sent this stream's latest snapshot; null until the (re)opened stream sends one. */
+  const [streamInstance, setStreamInstance] = useState<string | null>(null);
+  const instances = useRef(new Map<string, string>());
   const sub = useSubscription(
     trpc.locks.watch.subscriptionOptions(
       { intervalMs: 200 },
-      { onData: (s) => setSnap({ s: s as Snapshot, receivedAt: performance.now() }) },
+      {
+        onData: (raw) => {
+          const event = unwrap(raw);
+          if (!event) return;
+          if ("instanceId" in event && event.kind !== "delta") {
+            instances.current.set(streamUrlRef.current, event.instanceId);
+            setStreamInstance(event.instanceId);
+          }
+          setState((s) => reduceLocks(s, event, performance.now()));
+        },
+      },
     ),
   );
   const resetRef = useRef(sub.reset);
   resetRef.current = sub.reset;
-  // The instance this stream was opened against, so a failure moves on from it and not from
-  // whichever instance another request has already switched to.
-  const streamUrlRef = useRef(endpoints.current());
+  const [failures, setFailures] = useState(0);
+  const [everConnected, setEverConnected] = useState(false);
+  const [note, setNote] = useState<string | null>(null);
+  const lastConnected = useRef<string | null>(null);
 
-  useEffect(() => endpoints.subscribe(setEndpoint), [endpoints]);
-
+  const connected = sub.status === "pending" && streamInstance !== null;
   const failing = sub.status === "error" || (sub.status === "connecting" && sub.error !== null);
+
   useEffect(() => {
     if (!failing) return;
     const t = setTimeout(() => {
-      streamUrlRef.current = endpoints.failover(streamUrlRef.current);
+      const next = endpoints.failover(streamUrlRef.current);
+      streamUrlRef.current = next;
+      setStreamUrl(next);
+      setStreamInstance(null);
+      setFailures((n) => n + 1);
       resetRef.current();
     }, FAILOVER_AFTER_MS);
     return () => clearTimeout(t);
   }, [failing, endpoints]);
 
-  const connection: ConnectionState =
-    sub.status === "pending" ? "connected" : sub.status === "connecting" ? "connecting" : "offline";
+  useEffect(() => {
+    if (!connected) return;
+    setEverConnected(true);
+    setFailures(0);
+    const prev = lastConnected.current;
+    lastConnected.current = streamUrl;
+    if (prev !== null && prev !== streamUrl) {
+      const name = (url: string) => instances.current.get(url) ?? host(url);
+      setNote(`${name(prev)} unreachable, using ${name(streamUrl)}`);
+    }
+  }, [connected, streamUrl]);
 
-  const value: LiveLocks = {
-    locks: snap?.s.locks ?? [],
-    receivedAt: snap?.receivedAt ?? 0,
-    at: snap?.s.at ?? null,
-    instanceId: snap?.s.instanceId ?? null,
-    connection,
-    endpoint,
-    error: failing ? sub.error : null,
-  };
-  return <LiveLocksContext.Provider value={value}>{children}</LiveLocksContext.Provider>;
+  const connection: ConnectionState = connected
+    ? "connected"
+    : failures >= endpoints.urls.length
+      ? "offline"
+      : everConnected
+        ? "reconnecting"
+        : "connecting";
+
+  const locks = useMemo(() => [...state.locks.values()], [state.locks]);
+  const locksValue = useMemo(() => ({ locks, connection }), [locks, connection]);
+  const connectionValue = useMemo(
+    () => ({ state: connection, streamUrl, instanceId: streamInstance, note }),
+    [connection, streamUrl, streamInstance, note],
+  );
+  return (
+    <ConnectionContext.Provider value={connectionValue}>
+      <LocksContext.Provider value={locksValue}>{children}</LocksContext.Provider>
+    </ConnectionContext.Provider>
+  );
 }

@@ -3,9 +3,10 @@
 import { Badge } from "@lockyard/ui/badge";
 import { Panel } from "@lockyard/ui/panel";
 import { useMemo, useState } from "react";
-import { ErrorMessage } from "./error-message";
 import { useLiveLocks } from "./live-locks";
 import { LockTable } from "./lock-table";
+
+const count = new Intl.NumberFormat("en");
 
 export function LocksPanel() {
   const live = useLiveLocks();
@@ -15,10 +16,13 @@ export function LocksPanel() {
     () => (needle ? live.locks.filter((l) => l.resource.toLowerCase().includes(needle)) : live.locks),
     [live.locks, needle],
   );
+  // While the live stream is down the panel shows the last known state, dimmed as a whole.
+  const stale = live.connection !== "connected";
   return (
     <Panel
       id="locks"
       testId="panel-locks"
+      className={stale ? "stale" : undefined}
       title="Locks"
       subtitle={
         <>
@@ -28,8 +32,11 @@ export function LocksPanel() {
       }
       actions={
         <>
-          <Badge tone="info" testId="lock-count">
-            {locks.length} held
+          <Badge tone={stale ? "neutral" : "info"} testId="lock-count">
+            {needle
+              ? `${count.format(locks.length)} of ${count.format(live.locks.length)}`
+              : count.format(locks.length)}{" "}
+            held{stale ? " (last known)" : ""}
           </Badge>
           <input
             type="search"
@@ -43,13 +50,12 @@ export function LocksPanel() {
         </>
       }
     >
-      <ErrorMessage error={live.error} testId="locks-error" />
       <LockTable
         key={needle}
-        stale={live.connection !== "connected"}
+        stale={stale}
         testId="lock-table"
+        caption="Locks currently held"
         locks={locks}
-        receivedAt={live.receivedAt}
         empty={
           live.connection === "connected"
             ? needle

@@ -5,7 +5,7 @@ import { Panel } from "@lockyard/ui/panel";
 import { type Column, Table } from "@lockyard/ui/table";
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
-import { clockTime, formatMs } from "~/lib/format";
+import { formatMs, timeOfDay } from "~/lib/format";
 import { useTRPC } from "~/trpc/react";
 import { ErrorMessage } from "./error-message";
 import { type Attempt, useDoubleSubmit } from "./use-double-submit";
@@ -45,6 +45,7 @@ export function OrdersPanel() {
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
+    if (running) return;
     const n = Math.min(20, Math.max(1, Number.parseInt(parallel, 10) || 1));
     void submit(orderId.trim(), n);
   };
@@ -80,22 +81,30 @@ export function OrdersPanel() {
             data-testid="order-parallel"
           />
         </label>
-        <button type="submit" className="button primary" disabled={running} data-testid="order-submit">
-          Submit ×{parallel || 1}
+        {/* aria-disabled, not disabled: the button keeps focus while the clients race. */}
+        <button type="submit" className="button primary" aria-disabled={running} data-testid="order-submit">
+          {running ? "Submitting…" : `Submit ×${parallel || 1}`}
         </button>
-        <button type="button" className="button" onClick={() => setOrderId(newOrderId())} disabled={running}>
+        <button
+          type="button"
+          className="button"
+          onClick={() => running || setOrderId(newOrderId())}
+          aria-disabled={running}
+        >
           New id
         </button>
       </form>
-      {attempts.length > 0 ? (
-        <p className="summary" data-testid="order-summary" data-created={created}>
-          {created === 1
-            ? "Exactly one client created the order."
-            : created === 0
-              ? "No client created it here (it already existed, or another client is creating it)."
-              : `${created} clients created it: that would be a double order.`}
-        </p>
-      ) : null}
+      <div role="status" data-testid="order-status">
+        {attempts.length > 0 && !running ? (
+          <p className="summary" data-testid="order-summary" data-created={created}>
+            {created === 1
+              ? "Exactly one client created the order."
+              : created === 0
+                ? "No client created it here (it already existed, or another client is creating it)."
+                : `${created} clients created it: that would be a double order.`}
+          </p>
+        ) : null}
+      </div>
       <Table
         testId="order-attempts"
         caption="Submit attempts"
@@ -116,7 +125,7 @@ export function OrdersPanel() {
           { key: "qty", header: "Qty", render: (o) => o.quantity },
           { key: "by", header: "Created by", render: (o) => o.instanceId },
           { key: "token", header: "Fence", className: "hide-narrow", render: (o) => o.token ?? "–" },
-          { key: "at", header: "At", className: "hide-narrow", render: (o) => clockTime(o.createdAt) },
+          { key: "at", header: "At", className: "hide-narrow", render: (o) => timeOfDay(o.createdAt) },
         ]}
         rows={orders.data?.orders ?? []}
         rowKey={(o) => o.orderId}

@@ -18,7 +18,9 @@ export function ScenarioTimeline({ steps }: { steps: readonly ScenarioStep[] }) 
   if (steps.length === 0)
     return <p className="muted">Pick a scenario; its events appear here as they happen.</p>;
   return (
-    <ol className="timeline" data-testid="scenario-timeline">
+    // A scrolling list: focusable and named, so keyboard users can scroll it.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard.
+    <ol className="timeline" data-testid="scenario-timeline" tabIndex={0} aria-label="Scenario timeline">
       {steps.map((s) => (
         <li key={s.seq} className="timeline-item" data-testid="scenario-step" data-kind={s.kind}>
           <span className="timeline-time mono">{formatMs(s.elapsedMs)}</span>

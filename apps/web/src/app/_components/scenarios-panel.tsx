@@ -64,9 +64,11 @@ export function ScenariosPanel() {
             key={s.name}
             type="button"
             className={`button ${state.name === s.name ? "primary" : ""}`}
-            disabled={running}
+            // aria-disabled, not disabled: the pressed button keeps focus while the scenario runs.
+            aria-disabled={running}
+            aria-pressed={state.name === s.name}
             title={s.explain}
-            onClick={() => start({ name: s.name, timeScale: fast ? 0.25 : 1 })}
+            onClick={() => running || start({ name: s.name, timeScale: fast ? 0.25 : 1 })}
             data-testid={`scenario-${s.name}`}
           >
             {s.title}
@@ -77,12 +79,15 @@ export function ScenariosPanel() {
         <p className="muted scenario-explain">{SCENARIOS.find((s) => s.name === state.name)?.explain}</p>
       ) : null}
       <ErrorMessage error={state.error} testId="scenario-error" />
-      {state.done ? (
-        <p className="summary" data-testid="scenario-done" data-ok={state.done.ok ? "true" : "false"}>
-          <Badge tone={state.done.ok ? "ok" : "bad"}>{state.done.ok ? "as expected" : "unexpected"}</Badge>{" "}
-          {state.done.summary}
-        </p>
-      ) : null}
+      <div role="status" data-testid="scenario-result">
+        {running && state.name ? <span className="ly-sr-only">Scenario {state.name} running.</span> : null}
+        {state.done ? (
+          <p className="summary" data-testid="scenario-done" data-ok={state.done.ok ? "true" : "false"}>
+            <Badge tone={state.done.ok ? "ok" : "bad"}>{state.done.ok ? "as expected" : "unexpected"}</Badge>{" "}
+            {state.done.summary}
+          </p>
+        ) : null}
+      </div>
       <div className="split">
         <div className="split-main" data-testid="scenario-status" data-status={state.status}>
           <h3 className="h3">Timeline {state.name ? <code>{state.name}</code> : null}</h3>
@@ -94,8 +99,8 @@ export function ScenariosPanel() {
             key={touched.size > 0 ? "scenario" : "all"}
             stale={live.connection !== "connected"}
             testId="scenario-locks"
+            caption={touched.size > 0 ? "Locks of this scenario" : "Locks currently held"}
             locks={locks}
-            receivedAt={live.receivedAt}
             empty={touched.size > 0 ? "None of this scenario's locks is held now." : "No locks are held."}
           />
         </div>

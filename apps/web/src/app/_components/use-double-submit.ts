@@ -2,9 +2,10 @@
 
 import type { AppRouter, RouterOutputs } from "@lockyard/api";
 import { useQueryClient } from "@tanstack/react-query";
-import { createTRPCClient, httpLink } from "@trpc/client";
+import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
 import { useMemo, useState } from "react";
 import { describeError } from "~/lib/errors";
+import { ApiEndpoints, failoverFetch } from "~/trpc/endpoints";
 import { useEndpoints, useTRPC } from "~/trpc/react";
 
 type SubmitResult = RouterOutputs["order"]["submit"];
@@ -19,7 +20,12 @@ export interface Attempt {
 
 /**
  * Sends the same order from N independent clients at once, spread over the API instances
- * (one unbatched HTTP request each), so the race is real: only the lock decides who creates it.
+ * (one HTTP request each), so the race is real: only the lock decides who creates it.
+ *
+ * Each client prefers its own instance and fails over to the others when it cannot reach it, as
+ * queries do (a submit is idempotent: a retry replays the stored order). Requests use the streaming
+ * batch link, whose HTTP status is 200 with the outcome in the body: a lost race's CONFLICT is an
+ * expected result here, not a failed request for the browser console.
  */
 export function useDoubleSubmit() {
   const endpoints = useEndpoints();
@@ -27,10 +33,11 @@ export function useDoubleSubmit() {
   const queryClient = useQueryClient();
   const clients = useMemo(
     () =>
-      endpoints.urls.map((url) => ({
-        url,
-        client: createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/trpc` })] }),
-      })),
+      endpoints.urls.map((url, i) => {
+        const own = new ApiEndpoints([...endpoints.urls.slice(i), ...endpoints.urls.slice(0, i)]);
+        const link = httpBatchStreamLink({ url: `${url}/trpc`, fetch: failoverFetch(own), maxItems: 1 });
+        return { url, own, client: createTRPCClient<AppRouter>({ links: [link] }) };
+      }),
     [endpoints],
   );
   const [attempts, setAttempts] = useState<Attempt[]>([]);
@@ -50,7 +57,7 @@ export function useDoubleSubmit() {
       setAttempts((prev) => prev.map((a, j) => (j === i ? { ...a, ...patch } : a)));
     await Promise.all(
       initial.map(async (_, i) => {
-        const { client } = clients[i % clients.length]!;
+        const { client, own } = clients[i % clients.length]!;
         const t0 = performance.now();
         try {
           const r: SubmitResult = await client.order.submit.mutate({
@@ -59,6 +66,7 @@ export function useDoubleSubmit() {
             quantity: 1,
           });
           update(i, {
+            target: own.current(),
             outcome: r.replayed ? "replayed" : "created",
             detail: r.replayed
               ? `stored order from ${r.order.instanceId}`
@@ -68,6 +76,7 @@ export function useDoubleSubmit() {
         } catch (err) {
           const e = describeError(err);
           update(i, {
+            target: own.current(),
             outcome: e.code === "CONFLICT" ? "conflict" : "error",
             detail: e.text,
             ms: performance.now() - t0,

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 
 export interface RowState<T> {
   item: T;
@@ -56,14 +56,18 @@ export function useRowLifecycle<T>(items: readonly T[], keyOf: (item: T) => stri
     return () => clearTimeout(t);
   }, [tick]);
 
-  const now = performance.now();
-  const rows: RowState<T>[] = [];
-  for (const e of seen.current.values()) {
-    if (e.goneAt !== null && e.goneAt + GONE_MS <= now) continue;
-    rows.push({
-      item: e.item,
-      phase: e.goneAt !== null ? "gone" : e.firstSeen + NEW_MS > now ? "new" : "steady",
-    });
-  }
-  return rows;
+  // The same array until something changes, so sorting and paging downstream are memoized.
+  return useMemo(() => {
+    void tick;
+    const now = performance.now();
+    const rows: RowState<T>[] = [];
+    for (const e of seen.current.values()) {
+      if (e.goneAt !== null && e.goneAt + GONE_MS <= now) continue;
+      rows.push({
+        item: e.item,
+        phase: e.goneAt !== null ? "gone" : e.firstSeen + NEW_MS > now ? "new" : "steady",
+      });
+    }
+    return rows;
+  }, [tick]);
 }
