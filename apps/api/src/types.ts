@@ -45,9 +45,9 @@ export interface LocksSnapshot {
 
 /**
  * `locks.watch` yields these. First a `snapshot` (the full list, filtered by the input's `prefix`), then a `delta`
- * per change, and a `heartbeat` after 10 s without either. Another `snapshot` may come at any time (a subscriber
- * that fell behind gets one instead of the deltas it missed): it replaces the whole list. A reconnect
- * (EventSource's Last-Event-ID / `lastEventId` input is accepted) starts again with a snapshot.
+ * per change (a subscriber that fell behind gets its pending deltas folded into one), and a `heartbeat` after 10 s
+ * without either. Should another `snapshot` come, it replaces the whole list. A reconnect (EventSource's
+ * Last-Event-ID / `lastEventId` input is accepted) starts again with a snapshot.
  */
 export interface LocksSnapshotEvent extends LocksSnapshot {
   kind: "snapshot";

@@ -1,5 +1,13 @@
 import type { RawLock } from "./read.js";
-import { type Change, differs, type Entry, entryId, entryOfRaw } from "./views.js";
+import {
+  type Change,
+  differs,
+  type Entry,
+  entryId,
+  entryOfRaw,
+  RENEWAL_SLACK_MS,
+  SCAN_SLACK_MS,
+} from "./views.js";
 
 /**
  * One Redis lock key as just read, applied to `entries` and recorded in `change`. `fresh` when an event caused
@@ -26,7 +34,7 @@ export function applyRaw(
   const leaseMs = fresh && raw.pttlMs > 0 ? Math.max(known ?? 0, raw.pttlMs) : known;
   const next = entryOfRaw(raw, leaseMs);
   if (!prev) change.added.push(next);
-  else if (differs(prev, next)) change.changed.push(next);
+  else if (differs(prev, next, fresh ? RENEWAL_SLACK_MS : SCAN_SLACK_MS)) change.changed.push(next);
   else return;
   entries.set(id, next);
 }

@@ -1,7 +1,8 @@
 import type { LocksDeltaEvent, LocksEvent, LocksSnapshotEvent } from "../types.js";
+import { compact } from "./compact.js";
 
-/** A subscriber that fell this many events behind gets a fresh snapshot instead: its queue never grows past it. */
-const MAX_QUEUE = 256;
+/** A subscriber this many deltas behind gets them folded into one: its queue never grows past it. */
+const MAX_QUEUE = 64;
 /** The heartbeat's period while nothing changes. */
 export const HEARTBEAT_MS = 10_000;
 
@@ -25,15 +26,8 @@ export class Subscription {
   /** A delta for this subscriber (already filtered by its prefix). */
   push(event: LocksDeltaEvent): void {
     if (this.needsSnapshot) return; // the snapshot it is waiting for will include the change
-    if (this.queue.length >= MAX_QUEUE) this.resnapshot();
-    else this.queue.push(event);
-    this.notify();
-  }
-
-  /** Drop what is queued and send the current state instead. */
-  resnapshot(): void {
-    this.queue = [];
-    this.needsSnapshot = true;
+    this.queue.push(event);
+    if (this.queue.length >= MAX_QUEUE) this.queue = [compact(this.queue)];
     this.notify();
   }
 

@@ -15,8 +15,12 @@ export interface Entry {
   expiresAt: number | null;
 }
 
-/** A renewal moves the expiry by a third of the lease; less than this is read jitter, not a change. */
-const RENEWAL_SLACK_MS = 50;
+/**
+ * A renewal moves the expiry by a third of the lease; less than this is read jitter, not a change. A full scan's
+ * pages wait longer for the event loop, so a scan is allowed more (it only catches what events missed).
+ */
+export const RENEWAL_SLACK_MS = 50;
+export const SCAN_SLACK_MS = 1_000;
 
 /** Owner ids are `<instanceId>:<random hex>`; the prefix says which process holds the lock. */
 export function ownerInstance(owner: string): string {
@@ -70,13 +74,13 @@ export function viewOf(e: Entry, at: number): LockView {
 }
 
 /** Whether a dashboard would show `b` differently from `a`: owners, counts, token, waiters, or a renewed lease. */
-export function differs(a: Entry, b: Entry): boolean {
+export function differs(a: Entry, b: Entry, slackMs = RENEWAL_SLACK_MS): boolean {
   if (a.token !== b.token || a.waiters !== b.waiters || a.owners.length !== b.owners.length) return true;
   for (let i = 0; i < a.owners.length; i++) {
     if (a.owners[i]!.owner !== b.owners[i]!.owner || a.owners[i]!.count !== b.owners[i]!.count) return true;
   }
   if ((a.expiresAt === null) !== (b.expiresAt === null)) return true;
-  return a.expiresAt !== null && Math.abs(a.expiresAt - b.expiresAt!) > RENEWAL_SLACK_MS;
+  return a.expiresAt !== null && Math.abs(a.expiresAt - b.expiresAt!) > slackMs;
 }
 
 export function byResource(
