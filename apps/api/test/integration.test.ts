@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
 import type { AppRouter, RouterInputs } from "../src/index.js";
-import type { BurstEvent, BurstReport } from "../src/types.js";
+import type { BurstReport, RunEvent } from "../src/types.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
 
 let apis: ApiProcess[];
@@ -41,25 +41,33 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
-function burst(
+/** Starts a burst (a mutation) and watches it (a subscription) to its report. */
+async function burst(
   url: string,
-  input: RouterInputs["demo"]["burst"],
-): Promise<{ events: BurstEvent[]; report: BurstReport }> {
+  input: RouterInputs["demo"]["burst"]["start"],
+): Promise<{ events: RunEvent[]; report: BurstReport }> {
+  const { runId } = await client(url).demo.burst.start.mutate(input);
   return new Promise((resolve, reject) => {
-    const events: BurstEvent[] = [];
-    const sub = client(url).demo.burst.subscribe(input, {
-      onData(e) {
-        events.push(e);
-        if (e.type === "report") {
+    const events: RunEvent[] = [];
+    const sub = client(url).demo.runs.watch.subscribe(
+      { runId },
+      {
+        onData({ data: e }) {
+          events.push(e);
+          if (e.type === "report") {
+            sub.unsubscribe();
+            resolve({ events, report: e });
+          } else if (e.type === "failed") {
+            sub.unsubscribe();
+            reject(new Error(e.message));
+          }
+        },
+        onError(err) {
           sub.unsubscribe();
-          resolve({ events, report: e });
-        }
+          reject(err);
+        },
       },
-      onError(err) {
-        sub.unsubscribe();
-        reject(err);
-      },
-    });
+    );
   });
 }
 
@@ -78,7 +86,7 @@ describe("two API instances on one Redis", () => {
     ["postgres", 10],
     ["atomic", 10],
   ] as const)("%s mode: a 200-request burst sells exactly the stock", async (mode, workMs) => {
-    const { events, report } = await burst(apis[0]!.url, { productId: `it-${mode}`, mode, workMs });
+    const { events, report } = await burst(apis[0]!.url, { productId: `demo-it-${mode}`, mode, workMs });
     expect(report).toMatchObject({ mode, requests: 200, initialStock: 100, successes: 100, soldOut: 100 });
     expect(report.errors).toBe(0);
     expect(report.finalStock).toBe(0);
@@ -91,25 +99,40 @@ describe("two API instances on one Redis", () => {
   });
 
   it.each(["none", "local"] as const)("%s mode oversells across two instances", async (mode) => {
-    const { report } = await burst(apis[1]!.url, { productId: `it-${mode}`, mode, workMs: 100 });
+    const { report } = await burst(apis[1]!.url, { productId: `demo-it-${mode}`, mode, workMs: 100 });
     expect(report.oversold).toBeGreaterThan(0);
     expect(report.finalStock).toBeLessThan(0);
     expect(report.lowestStock).toBeLessThan(0);
     expect(report.successes).toBe(100 + report.oversold);
   });
 
-  it("refuses a second concurrent burst and out-of-range sizes with TOO_MANY_REQUESTS", async () => {
-    const first = burst(apis[0]!.url, { productId: "it-busy", mode: "atomic", workMs: 1500, requests: 50 });
-    await new Promise((r) => setTimeout(r, 300));
-    const err = await burst(apis[1]!.url, { productId: "it-busy2", mode: "atomic" }).catch((e: unknown) => e);
+  it("refuses a second concurrent burst with CONFLICT naming the running run, and bad sizes with 400", async () => {
+    const running = await client(apis[0]!.url).demo.burst.start.mutate({
+      productId: "demo-it-busy",
+      mode: "atomic",
+      workMs: 1000,
+      requests: 50,
+    });
+    const err = await burst(apis[1]!.url, { productId: "demo-it-busy2", mode: "atomic" }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TRPCClientError);
-    expect((err as TRPCClientError<AppRouter>).data?.code).toBe("TOO_MANY_REQUESTS");
-    expect((await first).report.successes).toBe(50);
+    const data = (err as TRPCClientError<AppRouter>).data as { code?: string; runId?: string };
+    expect(data.code).toBe("CONFLICT");
+    expect(data.runId).toBe(running.runId);
     for (const requests of [0, 1001]) {
-      const e = await burst(apis[0]!.url, { productId: "it-x", mode: "atomic", requests }).catch(
+      const e = await burst(apis[0]!.url, { productId: "demo-it-x", mode: "atomic", requests }).catch(
         (x: unknown) => x,
       );
-      expect((e as TRPCClientError<AppRouter>).data?.code).toBe("TOO_MANY_REQUESTS");
+      expect((e as TRPCClientError<AppRouter>).data?.code).toBe("BAD_REQUEST");
+    }
+    // Wait for the first burst to end (it holds the guard until every request settled).
+    for (;;) {
+      const again = await client(apis[0]!.url)
+        .demo.burst.start.mutate({ productId: "demo-it-busy", mode: "atomic", requests: 1, workMs: 0 })
+        .catch((e: unknown) => e);
+      if (!(again instanceof TRPCClientError)) break;
+      await new Promise((r) => setTimeout(r, 200));
     }
   });
 

@@ -30,6 +30,7 @@ const SERIALISED: ReadonlySet<StockMode> = new Set(["local", "redis", "redlock",
  * is not undone.
  */
 export async function deduct(ctx: Context, req: DeductRequest, signal?: AbortSignal): Promise<DeductResult> {
+  assertModeAvailable(ctx, req.mode);
   await assertKnownProduct(ctx.redis, req.productId);
   const leave = ctx.admission.enter(req.productId, req.workMs, SERIALISED.has(req.mode));
   try {
@@ -143,6 +144,17 @@ async function run(
         }),
       );
   }
+}
+
+/** An unavailable mode says so before anything touches Redis (an unknown product included). */
+function assertModeAvailable(ctx: Context, mode: StockMode): void {
+  const down = (mode === "redlock" && !ctx.redlock) || (mode === "postgres" && !ctx.postgres) ? mode : null;
+  if (down === null) return;
+  const reason = down === "redlock" ? ctx.redlockReason : ctx.postgresReason;
+  throw new TRPCError({
+    code: "PRECONDITION_FAILED",
+    message: `mode "${down}" is unavailable on this instance: ${reason ?? "unavailable"}`,
+  });
 }
 
 function withRedlock<T>(ctx: Context, fn: (rl: Locks) => Promise<T>): Promise<T> {
