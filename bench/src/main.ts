@@ -10,9 +10,10 @@ import { elapsedSeconds, progress } from "./harness/progress.js";
 import { startBenchRedis } from "./harness/redis-server.js";
 import { scenarioTable } from "./report/markdown.js";
 import { updateReadme } from "./report/readme.js";
-import { type BenchReport, machineInfo, writeResults } from "./report/report.js";
+import { type BenchReport, machineInfo, mergeIntoLatest, writeResults } from "./report/report.js";
 import { api } from "./scenarios/api.js";
 import { contended } from "./scenarios/contended.js";
+import { liveView } from "./scenarios/live-view.js";
 import { parallel } from "./scenarios/parallel.js";
 import { sequential } from "./scenarios/sequential.js";
 import type { BenchContext, ScenarioResult } from "./scenarios/types.js";
@@ -24,14 +25,19 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   c: contended,
   d: watchdog,
   e: api,
+  g: liveView,
 };
 
 const { values: args } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     "throughput-rounds": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e" },
+    only: { type: "string", default: "a,b,c,d,e,g" },
     quick: { type: "boolean", default: false },
+    /** Scenario (g) against another API build, e.g. the seed's live view: `--api-server path/to/server.js`. */
+    "api-server": { type: "string" },
+    /** Put this run's scenarios into latest.{md,json} (and the README table), keeping the others. */
+    merge: { type: "boolean", default: false },
   },
 });
 
@@ -46,7 +52,10 @@ async function main(): Promise<void> {
   const throughputRounds = positive("--throughput-rounds", args["throughput-rounds"]);
   const only = args.only.split(",").map((s) => s.trim());
   const unknown = only.filter((s) => !SCENARIOS[s]);
-  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(", ")}; choose from a,b,c,d,e`);
+  if (unknown.length)
+    throw new Error(
+      `unknown scenario(s) ${unknown.join(", ")}; choose from ${Object.keys(SCENARIOS).join(",")}`,
+    );
 
   installCommandCounter();
   const redis = await startBenchRedis();
@@ -81,6 +90,7 @@ async function main(): Promise<void> {
       lockyard,
       peers: [redisSemaphore, redlock, seedDesign],
       otherStores: postgres ? [postgresContender(postgres)] : [],
+      ...(args["api-server"] ? { apiServer: args["api-server"] } : {}),
     };
     const scenarios: ScenarioResult[] = [];
     for (const id of only) {
@@ -99,14 +109,15 @@ async function main(): Promise<void> {
       scenarios,
     };
     const partial = args.quick || only.length < Object.keys(SCENARIOS).length;
-    const { md, dir } = writeResults(report, partial ? "partial" : "latest");
+    const merged = partial && args.merge && !args.quick ? mergeIntoLatest(report) : null;
+    const out = merged ?? report;
+    const name = partial && !merged ? "partial" : "latest";
+    const { md, dir } = writeResults(out, name);
     console.log(`\n${md}`);
-    progress(`wrote ${dir}${partial ? "partial" : "latest"}.{md,json}`);
-    if (!partial) {
+    progress(`wrote ${dir}${name}.{md,json}`);
+    if (name === "latest") {
       progress(
-        updateReadme(report)
-          ? "updated the table in README.md"
-          : "README.md has no bench markers; left alone",
+        updateReadme(out) ? "updated the table in README.md" : "README.md has no bench markers; left alone",
       );
     }
   } finally {

@@ -38,8 +38,12 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Starts `count` API instances on the given ports against one Redis, as `npm start` does, and stops them by PID. */
-export async function startApi(redisUrl: string, ports: number[]): Promise<ApiInstances> {
-  const server = apiServerPath();
+export async function startApi(
+  redisUrl: string,
+  ports: number[],
+  opts: { server?: string; env?: Record<string, string> } = {},
+): Promise<ApiInstances> {
+  const server = opts.server ?? apiServerPath();
   if (!existsSync(server)) throw new Error(`${server} is missing: build the API first`);
   const urls = ports.map((p) => `http://127.0.0.1:${p}`);
   const children = ports.map((port, i) =>
@@ -53,6 +57,7 @@ export async function startApi(redisUrl: string, ports: number[]): Promise<ApiIn
         API_URLS: urls.join(","),
         INSTANCE_ID: `bench-api-${i + 1}`,
         LOG_LEVEL: "warn",
+        ...opts.env,
       },
     }),
   );

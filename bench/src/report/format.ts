@@ -2,6 +2,7 @@ import type { Spread } from "../harness/stats.js";
 import type { TargetResult } from "../scenarios/types.js";
 
 export function num(n: number, digits: number): string {
+  if (n === Number.POSITIVE_INFINITY) return "∞";
   if (!Number.isFinite(n)) return "–";
   return n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }

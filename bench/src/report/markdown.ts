@@ -64,6 +64,10 @@ export function markdown(report: BenchReport): string {
     "",
     `${report.generatedAt} · Node ${report.machine.node} · Redis ${report.machine.redis} · ${report.machine.cpus}× ${report.machine.cpuModel} · ${report.throughputRounds} rounds of (a), (b), (e) and ${report.rounds} of (c), (d) · ${report.durationSeconds.toFixed(0)} s`,
     "",
+    ...(report.merged ?? []).flatMap((m) => [
+      `Scenario(s) ${m.scenarios.join(", ")} re-run alone on ${m.at} (\`npm run bench -- --only ${m.scenarios.join(",")} --merge\`), Node ${m.machine.node}, Redis ${m.machine.redis}.`,
+      "",
+    ]),
     "## Targets",
     "",
     summaryTable(report),

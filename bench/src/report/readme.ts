@@ -93,9 +93,11 @@ export function readmeSection(report: BenchReport): string {
     api && !api.pending
       ? `API (e): ${api.rows.map((r) => `${r.id} ${num(r.values.reqPerSec?.median ?? Number.NaN, 0)} req/s`).join(", ")}.`
       : "API (e): pending.";
+  const liveLine = liveViewLine(report.scenarios.find((s) => s.id === "g"));
   return [
     `Medians of one \`npm run bench\` on ${report.machine.cpus}× ${report.machine.cpuModel}, Redis ${report.machine.redis}, Node ${report.machine.node} (${report.generatedAt.slice(0, 10)}). ${apiLine}`,
     "",
+    ...(liveLine ? [liveLine, ""] : []),
     lines.join("\n"),
     "",
     ...[pgVersusRedis(report.scenarios.find((s) => s.id === "c"))].flatMap((line) =>
@@ -103,6 +105,14 @@ export function readmeSection(report: BenchReport): string {
     ),
     summaryTable(report),
   ].join("\n");
+}
+
+/** (g) in one sentence: propagation, Redis CPU by subscribers and idle bytes. */
+function liveViewLine(g: ScenarioResult | undefined): string | null {
+  if (!g || g.pending) return null;
+  const v = (n: number, metric: string, digits: number) =>
+    num(g.rows.find((r) => r.id === `n${n}`)?.values[metric]?.median ?? Number.NaN, digits);
+  return `Live view (g), 1 000 held locks among 200 000 other keys: a new or released lock reaches all 50 subscribers in ${v(50, "p50", 0)} ms p50 / ${v(50, "p99", 0)} ms p99; Redis CPU while locks churn is ${v(0, "churnCpu", 1)} % of a core with no subscriber, ${v(1, "churnCpu", 1)} % with 1, ${v(5, "churnCpu", 1)} % with 5 and ${v(50, "churnCpu", 1)} % with 50; an idle subscriber receives ${v(50, "idleBytes", 0)} B/s.`;
 }
 
 /** Replaces the README's bench section between its markers; returns false when the markers are missing. */

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import path from "node:path";
 import type { Redis } from "ioredis";
@@ -14,6 +14,8 @@ export interface BenchReport {
   quick: boolean;
   machine: { node: string; redis: string; cpus: number; cpuModel: string };
   scenarios: ScenarioResult[];
+  /** Scenarios re-run alone (`--only … --merge`) after the full run, with when. */
+  merged?: { scenarios: string[]; at: string; machine: BenchReport["machine"] }[];
 }
 
 export async function machineInfo(admin: Redis): Promise<BenchReport["machine"]> {
@@ -34,4 +36,23 @@ export function writeResults(report: BenchReport, name: string): { md: string; d
   writeFileSync(path.join(dir, `${name}.md`), md);
   writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
   return { md, dir };
+}
+
+/**
+ * latest.json with this partial run's scenarios put in place of (or after) the full run's, so one scenario can be
+ * re-measured without re-running the rest; null when there is no latest.json to merge into.
+ */
+export function mergeIntoLatest(partial: BenchReport): BenchReport | null {
+  const file = repoPath("bench/results/latest.json");
+  if (!existsSync(file)) return null;
+  const latest = JSON.parse(readFileSync(file, "utf8")) as BenchReport;
+  const ids = partial.scenarios.map((s) => s.id);
+  const scenarios = latest.scenarios.filter((s) => !ids.includes(s.id));
+  scenarios.push(...partial.scenarios);
+  scenarios.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const merged = [
+    ...(latest.merged ?? []).filter((m) => !m.scenarios.every((id) => ids.includes(id))),
+    { scenarios: ids, at: partial.generatedAt, machine: partial.machine },
+  ];
+  return { ...latest, scenarios, merged };
 }

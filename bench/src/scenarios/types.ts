@@ -20,6 +20,8 @@ export interface BenchContext {
    * never counted as peers in a target.
    */
   otherStores?: ContenderFactory[];
+  /** The API server scenario (g) starts (default apps/api/dist/server.js): `--api-server` measures another build. */
+  apiServer?: string;
 }
 
 export interface Column {
