@@ -135,7 +135,13 @@ export function LiveLocksProvider({ children }: { children: ReactNode }) {
   const locks = useMemo(() => [...state.locks.values()], [state.locks]);
   const locksValue = useMemo(() => ({ locks, connection }), [locks, connection]);
   const connectionValue = useMemo(
-    () => ({ state: connection, streamUrl, instanceId: streamInstance, note }),
+    // The failover note holds while the stream is up on the other instance; offline, it is moot.
+    () => ({
+      state: connection,
+      streamUrl,
+      instanceId: streamInstance,
+      note: connection === "connected" ? note : null,
+    }),
     [connection, streamUrl, streamInstance, note],
   );
   return (
