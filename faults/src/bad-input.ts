@@ -59,20 +59,26 @@ export const procedures: Procedure[] = [
     fields: { prefix: { kind: "prefix" }, intervalMs: int(0, 60_000) },
   },
   {
-    path: "demo.burst",
-    type: "subscription",
+    path: "demo.burst.start",
+    type: "mutation",
     base: { mode: "atomic", requests: 5 },
     fields: {
       productId: id,
       requests: int(1, 1000),
       initialStock: int(0, 100_000),
       mode: modes,
-      workMs: int(0, 2000),
+      workMs: int(0, 1000),
     },
   },
   {
-    path: "demo.scenario",
+    path: "demo.runs.watch",
     type: "subscription",
+    base: { runId: "0123456789abcdef" },
+    fields: { runId: id },
+  },
+  {
+    path: "demo.scenario.start",
+    type: "mutation",
     base: { name: "watchdog" },
     fields: {
       name: { kind: "enum", values: ["watchdog", "reentrancy", "misdelete", "fencing", "crash"] },

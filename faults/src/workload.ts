@@ -58,23 +58,32 @@ export async function apiWorkload(apis: ApiProcess[], tag: string): Promise<stri
   const health = await fetch(`${a}/healthz`);
   out.push(`healthz ${health.status}`);
   const q = (input: unknown) => `?input=${encodeURIComponent(JSON.stringify(input))}`;
+  // Demo runs touch demo products only (DEMO_PRODUCT_PREFIX, "demo-" by default).
+  const started = await call(a, "demo.burst.start", {
+    productId: `demo-${tag}-b`,
+    requests: 20,
+    initialStock: 10,
+    mode: "redis",
+    workMs: 1,
+  });
   const burst = await sseUntil(
-    `${a}/trpc/demo.burst${q({ productId: `${tag}-b`, requests: 20, initialStock: 10, mode: "redis", workMs: 1 })}`,
+    `${a}/trpc/demo.runs.watch${q({ runId: started.data?.runId })}`,
     (d) => d.type === "report",
   );
   const report = burst.events.at(-1) as { type?: string; errors?: number } | undefined;
   out.push(
-    `demo.burst ${report?.type === "report" && report.errors === 0 ? 200 : `failed ${JSON.stringify(burst.error ?? report)}`}`,
+    `demo.runs.watch (burst) ${report?.type === "report" && report.errors === 0 ? 200 : `failed ${JSON.stringify(burst.error ?? report)}`}`,
   );
   const watch = await sseUntil(`${b}/trpc/locks.watch${q({ intervalMs: 50 })}`, () => true);
   out.push(`locks.watch ${watch.events.length === 1 ? 200 : `failed ${JSON.stringify(watch.error)}`}`);
+  const run = await call(b, "demo.scenario.start", { name: "fencing", timeScale: 0.1 });
   const scenario = await sseUntil(
-    `${b}/trpc/demo.scenario${q({ name: "fencing", timeScale: 0.1 })}`,
+    `${b}/trpc/demo.runs.watch${q({ runId: run.data?.runId })}`,
     (d) => d.type === "done",
   );
   const end = scenario.events.at(-1) as { type?: string; ok?: boolean } | undefined;
   out.push(
-    `demo.scenario ${end?.type === "done" && end.ok ? 200 : `failed ${JSON.stringify(scenario.error ?? end)}`}`,
+    `demo.runs.watch (scenario) ${end?.type === "done" && end.ok ? 200 : `failed ${JSON.stringify(scenario.error ?? end)}`}`,
   );
   return out;
 }
