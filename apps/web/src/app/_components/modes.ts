@@ -14,7 +14,8 @@ export const MODES: readonly { mode: Mode; title: string; explain: string }[] = 
   {
     mode: "redis",
     title: "Redis lock",
-    explain: "A Lockyard lock shared by every instance, plus a fenced write that refuses stale tokens.",
+    explain:
+      "A Lockyard lock shared by every instance, plus a fenced write that refuses stale tokens. A lock protects only code that takes the same lock: mixing modes on one product relies on every write refusing to go below zero.",
   },
   {
     mode: "redlock",
