@@ -26,7 +26,10 @@ const ERRORS = {
   503: "Redis unavailable, or (deduct) the stock lock could not be had in time",
 } as const;
 const errors = (...codes: (keyof typeof ERRORS)[]) => Object.fromEntries(codes.map((c) => [c, ERRORS[c]]));
-const productId = id.default("1001").meta({ description: '1001 and "1001" name the same product' });
+// The document cannot show a default given to a transformed schema, so the description says it.
+const productId = id
+  .default("1001")
+  .meta({ description: 'Default 1001. 1001 and "1001" name the same product', examples: [1001] });
 // The same bounds as stock.deduct (a fresh schema: the REST adapter marks query numbers for coercion).
 const work = stockDeductInput.shape.workMs.unwrap();
 

@@ -3,6 +3,7 @@
 import { ConnectionIndicator } from "@lockyard/ui/connection-indicator";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "~/trpc/react";
+import { ApiDocsLink } from "./api-docs-link";
 import { useLiveConnection } from "./live-locks";
 
 const SECTIONS = [
@@ -34,6 +35,7 @@ export function DashboardHeader() {
             {label}
           </a>
         ))}
+        <ApiDocsLink />
       </nav>
       <div className="top-status">
         {info.data ? (
