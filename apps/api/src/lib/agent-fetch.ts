@@ -7,6 +7,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
  * of the instances it calls. Supports what tRPC's httpLink sends (method, headers, string body, signal).
  */
 type Fetch = typeof globalThis.fetch;
+/** Statuses a Response must be built without a body for. */
+const NULL_BODY = new Set([101, 204, 205, 304]);
 
 export function pooledFetch(maxSockets: number): { fetch: Fetch; close(): void } {
   const agents = {
@@ -37,7 +39,9 @@ export function pooledFetch(maxSockets: number): { fetch: Fetch; close(): void }
         res.on("end", () => {
           const h = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
-          resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers: h }));
+          const status = res.statusCode ?? 500;
+          const body = NULL_BODY.has(status) ? null : Buffer.concat(chunks);
+          resolve(new Response(body, { status, headers: h }));
         });
       });
       req.on("error", reject);
