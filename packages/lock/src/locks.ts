@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { LockBackend } from "./backend.js";
 import { parseConfig } from "./config.js";
-import { LocksCore } from "./core.js";
+import { LocksCore } from "./core/locks-core.js";
 import { InvalidOptionError } from "./errors.js";
 import { createRedisBackend } from "./redis-backend.js";
 import { type ReplicaAckOptions, withReplicaAck } from "./replica-ack.js";

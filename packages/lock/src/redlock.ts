@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { parseConfig } from "./config.js";
-import { LocksCore } from "./core.js";
+import { LocksCore } from "./core/locks-core.js";
 import { InvalidOptionError } from "./errors.js";
 import { checkMs } from "./options.js";
 import { createRedlockBackend } from "./redlock-backend.js";

@@ -1,6 +1,6 @@
-import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
-import type { Config } from "./config.js";
-import { LocksClosedError, LockTimeoutError } from "./errors.js";
+import type { AcquireReply, LockBackend, ReadsFn } from "../backend.js";
+import type { Config } from "../config.js";
+import { LocksClosedError, LockTimeoutError } from "../errors.js";
 import type { Handle } from "./handle.js";
 import { Gate, sleep, type Waiter } from "./waiters.js";
 

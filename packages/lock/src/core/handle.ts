@@ -1,13 +1,13 @@
-import type { LockBackend, ReleaseReply, WriteFn } from "./backend.js";
+import type { LockBackend, ReleaseReply, WriteFn } from "../backend.js";
 import {
   InvalidOptionError,
   LockLostError,
   LockReleasedError,
   LocksClosedError,
   type LostReason,
-} from "./errors.js";
-import type { LockEvent } from "./events.js";
-import type { LockHandle, ReleasedAfter, ReleaseResult } from "./types.js";
+} from "../errors.js";
+import type { LockEvent } from "../events.js";
+import type { LockHandle, ReleasedAfter, ReleaseResult } from "../types.js";
 
 /** What a handle needs from the Locks that made it. */
 export interface HandleHost {

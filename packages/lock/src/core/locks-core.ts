@@ -1,15 +1,15 @@
 import { acquireLoop, type Lease, type LoopHost, type Waited } from "./acquire-loop.js";
-import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
-import type { Config } from "./config.js";
-import { InvalidOptionError, LockLostError, LocksClosedError } from "./errors.js";
+import type { AcquireReply, LockBackend, ReadsFn } from "../backend.js";
+import type { Config } from "../config.js";
+import { InvalidOptionError, LockLostError, LocksClosedError } from "../errors.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { LateReleases } from "./late-release.js";
-import { checkMs, checkOwner, checkSignal } from "./options.js";
-import { newOwnerId } from "./owner.js";
-import { assertResource, lockKey } from "./resource.js";
+import { checkMs, checkOwner, checkSignal } from "../options.js";
+import { newOwnerId } from "../owner.js";
+import { assertResource, lockKey } from "../resource.js";
 import { Scope } from "./scope.js";
 import { Subscriptions } from "./subscriptions.js";
-import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks } from "./types.js";
+import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks } from "../types.js";
 import { Gate } from "./waiters.js";
 import { Scheduler } from "./watchdog.js";
 

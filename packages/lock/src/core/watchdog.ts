@@ -1,4 +1,4 @@
-import type { LockBackend } from "./backend.js";
+import type { LockBackend } from "../backend.js";
 import type { Handle } from "./handle.js";
 
 /**
