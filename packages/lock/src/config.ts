@@ -2,6 +2,7 @@ import { InvalidOptionError } from "./errors.js";
 import type { LockEvent } from "./events.js";
 import { checkMs, checkString } from "./options.js";
 import { defaultInstanceId } from "./owner.js";
+import { checkPrefix, DEFAULT_PREFIX } from "./resource.js";
 import type { CommonLocksOptions } from "./types.js";
 
 export interface Config {
@@ -27,12 +28,7 @@ export function parseConfig(o: CommonLocksOptions): Config {
   const retryMaxMs = checkMs("retry.maxMs", retry.maxMs ?? 500, 1);
   if (retryMinMs > retryMaxMs) throw new InvalidOptionError("retry.minMs", retryMinMs, "at most retry.maxMs");
   return {
-    prefix: checkString(
-      "prefix",
-      o.prefix ?? "lock:",
-      /^[A-Za-z0-9:_.-]{1,64}$/,
-      "1-64 characters of [A-Za-z0-9:_.-]",
-    ),
+    prefix: checkPrefix(o.prefix ?? DEFAULT_PREFIX),
     leaseMs: checkMs("leaseMs", o.leaseMs ?? 30_000, 3),
     waitMs: checkMs("waitMs", o.waitMs ?? 5_000, 0),
     retryMinMs,

@@ -35,3 +35,19 @@ export function checkSignal(value: unknown): AbortSignal | undefined {
   if (!(value instanceof AbortSignal)) throw new InvalidOptionError("signal", value, "an AbortSignal");
   return value;
 }
+
+/**
+ * ioredis `keyPrefix` is refused: SCAN MATCH and the subscriber's channels do not get it, so `list()` would
+ * miss every lock and waiters would not hear releases. The `prefix` option covers every key and channel.
+ */
+export function checkNoKeyPrefix(option: string, client: unknown): void {
+  const o = (client as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } }).options;
+  const keyPrefix = o?.keyPrefix || o?.redisOptions?.keyPrefix;
+  if (keyPrefix) {
+    throw new InvalidOptionError(
+      `${option}.options.keyPrefix`,
+      String(keyPrefix),
+      'unset: ioredis keyPrefix is not supported; use the Lockyard `prefix` option (e.g. prefix: "app1:")',
+    );
+  }
+}

@@ -1,9 +1,13 @@
 import type { Redis } from "ioredis";
+import { parseMatch } from "./match.js";
 import { WAITERS_FIELD } from "./options.js";
-import { fenceKey, resourceOfKey } from "./resource.js";
+import { fenceKeyOf, resourceOfKey } from "./resource.js";
 import type { LockInfo } from "./types.js";
 
-/** SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence for every key. */
+/**
+ * SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence for every key.
+ * `match` is a glob over names (match.ts): SCAN gets its form over keys, and each decoded name is tested exactly.
+ */
 export async function listRedis(
   nodes: Redis[],
   prefix: string,
@@ -12,7 +16,8 @@ export async function listRedis(
   limit: number,
 ): Promise<Omit<LockInfo, "leaseMs">[]> {
   const out: Omit<LockInfo, "leaseMs">[] = [];
-  const pattern = `${escapeGlob(prefix)}{${match}}`;
+  const m = parseMatch(match);
+  const pattern = m.scan(prefix);
   for (const node of nodes) {
     let cursor = "0";
     do {
@@ -21,11 +26,11 @@ export async function listRedis(
       const page: { key: string; resource: string }[] = [];
       for (const key of keys) {
         const resource = resourceOfKey(prefix, key);
-        if (resource !== null) page.push({ key, resource });
+        if (resource !== null && m.test(resource)) page.push({ key, resource });
       }
       if (page.length === 0) continue;
       const p = node.pipeline();
-      for (const { key, resource } of page) p.hgetall(key).pttl(key).get(fenceKey(resource));
+      for (const { key } of page) p.hgetall(key).pttl(key).get(fenceKeyOf(key));
       const replies = (await p.exec()) ?? [];
       page.forEach(({ key, resource }, i) => {
         const hash = replies[3 * i]?.[1] as Record<string, string> | null;
@@ -43,8 +48,4 @@ export async function listRedis(
     } while (cursor !== "0" && out.length < limit);
   }
   return out;
-}
-
-function escapeGlob(s: string): string {
-  return s.replace(/[*?[\]\\]/g, "\\$&");
 }

@@ -1,7 +1,8 @@
-import { Redis } from "ioredis";
+import { Cluster, Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   createLocks,
+  createRedlock,
   InvalidOptionError,
   InvalidResourceError,
   isValidResource,
@@ -23,20 +24,24 @@ afterAll(async () => {
   idle.disconnect();
 });
 
+// Names are any string of 1-512 UTF-8 bytes without control characters (DESIGN §2).
 const badResources: unknown[] = [
   "",
-  "a".repeat(201),
-  "has space",
-  "brace{x}",
-  "glob*",
-  "q?",
-  "[x]",
-  "ünï",
+  "a".repeat(513),
+  "é".repeat(257), // 514 bytes in 257 characters
+  "订".repeat(171), // 513 bytes
   "new\nline",
+  "tab\there",
+  "nul\u0000",
+  "del\u007f",
+  "\u001f",
+  "lone \ud800 surrogate",
+  "\udc00",
   undefined,
   null,
   42,
   {},
+  ["a"],
 ];
 
 describe("bad input gets typed errors with no Redis call", () => {
@@ -51,14 +56,29 @@ describe("bad input gets typed errors with no Redis call", () => {
     },
   );
 
-  it("a 200-character name of every allowed character is accepted and locked", async () => {
-    const ok = "Az09:_.-".repeat(25);
-    expect(isValidResource(ok)).toBe(true);
+  it("names of up to 512 UTF-8 bytes of any non-control character are accepted and locked", async () => {
+    const ok = [
+      "a".repeat(512),
+      "é".repeat(256),
+      "订".repeat(170),
+      "🔒".repeat(128),
+      "has space",
+      "glob*?[x]",
+      "ünï",
+      "user:alice@example.com",
+      "files/2026/report.pdf",
+      "\u0080\u00a0\u2028",
+    ];
+    for (const r of ok) expect(isValidResource(r), r).toBe(true);
     const redis = connect();
     const live = createLocks({ redis });
-    const h = await live.acquire(ok);
-    expect(await redis.hget(`lock:{${ok}}`, h.owner)).toBe("1");
-    await h.release();
+    for (const r of [...ok, "brace{x}", "50%"]) {
+      const h = await live.acquire(r);
+      expect(h.resource).toBe(r);
+      expect(await redis.hget(h.key, h.owner)).toBe("1");
+      await h.release();
+    }
+    expect((await live.acquire("brace{x}%")).key).toBe("lock:{brace%7Bx%7D%25}");
     await live.close();
     redis.disconnect();
   });
@@ -90,7 +110,10 @@ describe("bad input gets typed errors with no Redis call", () => {
   it("options that are not an object, a callback that is not a function", async () => {
     await expect(locks.acquire("ok", 5 as never)).rejects.toBeInstanceOf(InvalidOptionError);
     await expect(locks.withLock("ok", "fn" as never)).rejects.toBeInstanceOf(InvalidOptionError);
-    await expect(locks.list({ match: "{bad}" })).rejects.toBeInstanceOf(InvalidOptionError);
+    for (const match of ["", "a\nb", "[x", "[]", "x\\", "é".repeat(513), 5])
+      await expect(locks.list({ match: match as string }), String(match)).rejects.toBeInstanceOf(
+        InvalidOptionError,
+      );
     await expect(locks.list({ count: 0 })).rejects.toBeInstanceOf(InvalidOptionError);
     expect(idle.status).toBe("wait");
   });
@@ -104,6 +127,9 @@ describe("bad input gets typed errors with no Redis call", () => {
       { redis: idle, waitMs: 2 ** 40 },
       { redis: idle, prefix: "lock:{x}" },
       { redis: idle, prefix: "" },
+      { redis: idle, prefix: "fence:" },
+      { redis: idle, prefix: "app:fence:" },
+      { redis: idle, prefix: "a*" },
       { redis: idle, instanceId: "has space" },
       { redis: idle, retry: { maxMs: -1 } },
       { redis: idle, retry: { minMs: 100, maxMs: 10 } },
@@ -111,6 +137,31 @@ describe("bad input gets typed errors with no Redis call", () => {
     ];
     for (const o of bad) expect(() => createLocks(o as never), JSON.stringify(o)).toThrow(InvalidOptionError);
     expect(() => createLocks(undefined as never)).toThrow(InvalidOptionError);
+  });
+
+  it("refuses an ioredis client or Cluster with keyPrefix, naming keyPrefix", () => {
+    const prefixed = new Redis({ lazyConnect: true, port: 1, keyPrefix: "app1:" });
+    const cluster = new Cluster([{ port: 1 }], { lazyConnect: true, keyPrefix: "app1:" });
+    const viaNodes = new Cluster([{ port: 1 }], { lazyConnect: true, redisOptions: { keyPrefix: "app1:" } });
+    for (const redis of [prefixed, cluster, viaNodes]) {
+      const err = (() => {
+        try {
+          createLocks({ redis });
+        } catch (e) {
+          return e as InvalidOptionError;
+        }
+      })();
+      expect(err).toBeInstanceOf(InvalidOptionError);
+      expect(err?.option).toBe("redis.options.keyPrefix");
+      expect(err?.message).toMatch(/keyPrefix.*prefix/);
+    }
+    expect(() => createRedlock({ clients: [idle, prefixed, new Redis({ lazyConnect: true })] })).toThrow(
+      /clients\[1\]\.options\.keyPrefix/,
+    );
+    // Accepted with the Lockyard prefix instead, and nothing was sent anywhere.
+    createLocks({ redis: idle, prefix: "app1:" });
+    expect([prefixed.status, cluster.status, viaNodes.status]).toEqual(["wait", "wait", "wait"]);
+    for (const c of [prefixed, cluster, viaNodes]) c.disconnect();
   });
 
   it("releasing twice and using a closed Locks are typed errors with no Redis call", async () => {
