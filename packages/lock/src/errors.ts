@@ -3,12 +3,12 @@ export class LockError extends Error {
   override name = "LockError";
 }
 
-/** A resource name outside 1–200 characters of `[A-Za-z0-9:_.-]`. Raised before any Redis call. */
+/** A resource name that is not a string of 1–512 UTF-8 bytes without control characters. Raised before any Redis call. */
 export class InvalidResourceError extends LockError {
   override name = "InvalidResourceError";
   constructor(readonly resource: unknown) {
     super(
-      `invalid resource name ${JSON.stringify(String(resource)).slice(0, 80)}: use 1-200 characters of [A-Za-z0-9:_.-]`,
+      `invalid resource name ${safeString(resource)}: use a string of 1-512 UTF-8 bytes without control characters`,
     );
   }
 }

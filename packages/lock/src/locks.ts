@@ -3,6 +3,7 @@ import type { LockBackend } from "./backend.js";
 import { parseConfig } from "./config.js";
 import { LocksCore } from "./core/locks-core.js";
 import { InvalidOptionError } from "./errors.js";
+import { checkNoKeyPrefix } from "./options.js";
 import { createRedisBackend } from "./redis-backend.js";
 import { type ReplicaAckOptions, withReplicaAck } from "./replica-ack.js";
 import type { CommonLocksOptions, Locks } from "./types.js";
@@ -20,6 +21,7 @@ export function createLocks(options: LocksOptions): Locks {
   if (typeof redis !== "object" || redis === null || typeof redis.defineCommand !== "function") {
     throw new InvalidOptionError("redis", options.redis, "an ioredis Redis or Cluster");
   }
+  checkNoKeyPrefix("redis", redis);
   const cfg = parseConfig(options);
   const backend = withReplicaAck(createRedisBackend(options.redis, cfg.prefix), options.redis, options);
   return new LocksCore(backend, cfg);

@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "./backend.js";
+import { parseMatch } from "./match.js";
 import { createPgListener } from "./pg-listener.js";
 import { globToLike, type PgTable, pgStatements } from "./pg-sql.js";
 import { lockKey, resourceOfKey } from "./resource.js";
@@ -90,16 +91,19 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
         fence: string | null;
         pttl: number;
       }>(named("list", [globToLike(match), limit]));
-      return rows.map((r) => {
-        const info: Omit<LockInfo, "leaseMs"> = {
-          key: lockKey(prefix, r.resource),
-          resource: r.resource,
-          owners: [{ owner: r.owner, count: r.count }],
-          pttlMs: r.pttl,
-        };
-        if (r.fence !== null) info.token = Number(r.fence);
-        return info;
-      });
+      const m = parseMatch(match);
+      return rows
+        .filter((r) => m.test(r.resource))
+        .map((r) => {
+          const info: Omit<LockInfo, "leaseMs"> = {
+            key: lockKey(prefix, r.resource),
+            resource: r.resource,
+            owners: [{ owner: r.owner, count: r.count }],
+            pttlMs: r.pttl,
+          };
+          if (r.fence !== null) info.token = Number(r.fence);
+          return info;
+        });
     },
 
     createSubscriber(onRelease) {

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from "./errors.js";
+import { parseMatch } from "./match.js";
 
 /** The NOTIFY channel a release that frees a lock signals on; the payload is the resource name. */
 export const PG_CHANNEL = "lockyard_released";
@@ -128,10 +129,7 @@ ORDER BY resource LIMIT $2`,
 
 export type PgStatements = ReturnType<typeof pgStatements>;
 
-/** A resource glob (`*`, `?`) as a LIKE pattern; `_` and `%` are literal in resource names. */
+/** A resource glob (match.ts) as a LIKE pattern matching every name it matches (`[…]` becomes `_`). */
 export function globToLike(glob: string): string {
-  return glob
-    .replace(/[\\%_]/g, "\\$&")
-    .replace(/\*/g, "%")
-    .replace(/\?/g, "_");
+  return parseMatch(glob).like;
 }

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { parseConfig } from "./config.js";
 import { LocksCore } from "./core/locks-core.js";
 import { InvalidOptionError } from "./errors.js";
-import { checkMs } from "./options.js";
+import { checkMs, checkNoKeyPrefix } from "./options.js";
 import { createRedlockBackend } from "./redlock-backend.js";
 import type { CommonLocksOptions, Locks } from "./types.js";
 
@@ -43,6 +43,7 @@ export function createRedlock(options: RedlockOptions): Locks {
     ) {
       throw new InvalidOptionError(`clients[${i}]`, c, "an ioredis Redis client (not a Cluster)");
     }
+    checkNoKeyPrefix(`clients[${i}]`, c);
   });
   if (new Set(clients).size !== clients.length) {
     throw new InvalidOptionError("clients", "(the same client twice)", "one distinct client per node");
