@@ -2,9 +2,18 @@ import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startCluster } from "../../../scripts/lib/cluster.mjs";
-import { createLocks, fencedWrite, type LockHandle, type Locks } from "../src/index.js";
+import {
+  createLocks,
+  fencedWrite,
+  fenceKey,
+  type LockHandle,
+  type Locks,
+  lockKey,
+  releaseChannel,
+} from "../src/index.js";
 import { keySlot } from "../src/slot.js";
 import { assertNoOverlap, type Hold, sleep, uniq } from "./helpers.js";
+import { NAMES } from "./names.js";
 
 interface TestCluster {
   nodes: { host: string; port: number }[];
@@ -194,5 +203,70 @@ describe("Redis Cluster (3 masters)", () => {
       Array(handles.length).fill("released"),
     );
     expect((await calls()) - mid).toBe(slots.size);
+  });
+
+  describe("names with braces, spaces, globs, % and non-ASCII", () => {
+    const prefixes = ["lock:", "cl.app:"];
+    // One run's names: the shared ones, each made unique so reruns on one cluster never meet.
+    const tag = Math.random().toString(36).slice(2, 8);
+    const names = NAMES.map((n) => `${n} ${tag}`);
+
+    it("puts every key and the channel of a lock in one slot, as the servers compute it", async () => {
+      const node = redis.nodes("master")[0]!;
+      for (const prefix of prefixes) {
+        for (const name of names) {
+          const keys = [lockKey(prefix, name), fenceKey(name, prefix), releaseChannel(name, prefix)];
+          const slots = await Promise.all(keys.map((k) => node.cluster("KEYSLOT", k)));
+          expect(new Set(slots).size, keys.join(" ")).toBe(1);
+          expect(slots[0]).toBe(keySlot(keys[0]!));
+        }
+      }
+      // The names land on every master, so what follows exercises all of them.
+      expect(new Set(names.map((n) => masterOf(lockKey("lock:", n)))).size).toBe(3);
+    });
+
+    it.each(prefixes)(
+      "acquires, excludes, wakes another instance's waiter and lists names as given (prefix %s)",
+      async (prefix) => {
+        const a = createLocks({ redis, prefix, leaseMs: 2_000 });
+        // Fallback retries only every 5 s: within the 2 s wait a waiter gets the lock only if woken.
+        const b = createLocks({
+          redis,
+          prefix,
+          leaseMs: 2_000,
+          retry: { minMs: 5_000, maxMs: 5_000, jitterMs: 0 },
+        });
+        try {
+          const held = await Promise.all(names.map((n) => a.acquire(n)));
+          for (const h of held) {
+            expect(h.key).toBe(lockKey(prefix, h.resource));
+            expect(await redis.hget(h.key, h.owner)).toBe("1");
+            expect(await redis.get(fenceKey(h.resource, prefix))).toBe(String(h.token));
+          }
+          expect(await b.tryAcquire(names[0]!)).toBeNull();
+          const listed = await a.list({ match: `* ${tag}` });
+          expect(listed.map((l) => l.resource).sort()).toEqual([...names].sort());
+          expect(new Set(listed.map((l) => masterOf(l.key))).size).toBe(3);
+          expect((await a.list({ match: `tenant:{acme}:job ${tag}` })).map((l) => l.resource)).toEqual([
+            `tenant:{acme}:job ${tag}`,
+          ]);
+          expect((await a.list({ match: `a\\*b ${tag}` })).map((l) => l.resource)).toEqual([`a*b ${tag}`]);
+          expect((await a.list({ match: `订单:* ${tag}` })).map((l) => l.resource)).toEqual([
+            `订单:1001 ${tag}`,
+          ]);
+
+          const waiting = names.map((n) => b.acquire(n, { waitMs: 2_000 }));
+          await sleep(150);
+          await Promise.all(held.map((h) => h.release()));
+          const got = await Promise.all(waiting);
+          expect(got.map((h) => h.resource)).toEqual(names);
+          for (const [i, h] of got.entries()) expect(h.token).toBeGreaterThan(held[i]!.token!);
+          expect(await Promise.all(got.map((h) => h.release()))).toEqual(names.map(() => "released"));
+        } finally {
+          await a.close();
+          await b.close();
+        }
+      },
+    );
   });
 });

@@ -13,25 +13,8 @@ import {
 import { decodeResource, encodeResource, resourceOfChannel, resourceOfKey } from "../src/resource.js";
 import { keySlot } from "../src/slot.js";
 import { connect, sleep } from "./helpers.js";
+import { NAMES } from "./names.js";
 import { type Nodes, startNodes } from "./redlock-helpers.js";
-
-/** Names people use (issue 15), each with characters the old rule refused. */
-export const NAMES = [
-  "user:alice@example.com",
-  "files/2026/report.pdf",
-  "order 1001",
-  "订单:1001",
-  "tenant:{acme}:job",
-  "{",
-  "}{",
-  "a*b",
-  "q?",
-  "[x]",
-  "100%",
-  "%7B",
-  "back\\slash",
-  "ünï 🔒",
-];
 
 let redis: Redis;
 const open: Locks[] = [];
