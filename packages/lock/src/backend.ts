@@ -20,8 +20,12 @@ export interface LockBackend {
   /** True when acquire() can carry `reads` (AcquireOptions.reads); the core refuses that option otherwise. */
   readonly canRead?: boolean;
   renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
-  /** One answer per item, in order. Batches as few calls as the store allows. */
-  renewMany(items: readonly RenewItem[]): Promise<boolean[]>;
+  /**
+   * One answer per item, in order. Batches as few calls as the store allows. `undefined`: not decided yet
+   * (Redlock: too few nodes answered for that lock while others of the batch are decided), as if the call
+   * had failed for that item alone.
+   */
+  renewMany(items: readonly RenewItem[]): Promise<(boolean | undefined)[]>;
   /** [0] not-owner; [1, left] decremented; [2] released. */
   release(resource: string, key: string, owner: string, leaseMs: number): Promise<ReleaseReply>;
   /**

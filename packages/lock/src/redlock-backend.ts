@@ -2,10 +2,14 @@ import type { Redis } from "ioredis";
 import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "./backend.js";
 import { QuorumError } from "./errors.js";
 import { listRedlock } from "./redlock-list.js";
-import { withRedlockScripts } from "./redlock-scripts.js";
-import { firstError, type NodeAnswer, settleAll } from "./redlock-settle.js";
+import { NodeReleases } from "./redlock-release.js";
+import { tallyRenewals } from "./redlock-renew.js";
+import { redlockAcquire } from "./redlock-scripts.js";
+import { callScript } from "./redlock-send.js";
+import { firstError, settleAll } from "./redlock-settle.js";
 import { createRedlockSubscriber } from "./redlock-subscriber.js";
 import { releaseChannel } from "./resource.js";
+import { withScripts } from "./scripts/index.js";
 
 export interface RedlockSettings {
   clients: readonly Redis[];
@@ -22,30 +26,27 @@ export interface RedlockSettings {
  * `lease - elapsed - drift` to be positive, where drift = lease * driftFactor + 2 ms.
  */
 export function createRedlockBackend(s: RedlockSettings): LockBackend {
-  const nodes = s.clients.map(withRedlockScripts);
-  const n = nodes.length;
+  const nodes = s.clients.map(withScripts);
   const { quorum } = s;
   const drift = (leaseMs: number) => Math.floor(leaseMs * s.driftFactor) + 2;
+  const releases = new NodeReleases(s.clients);
 
-  /** true: a quorum holds it; false: a quorum can no longer hold it; else too few nodes answered. */
-  const verdict = (yes: number, no: number, answers: NodeAnswer<unknown>[]): boolean => {
-    if (yes >= quorum) return true;
-    if (no > n - quorum) return false;
-    throw new QuorumError(quorum, yes, { cause: firstError(answers) });
+  /** Renewal verdicts of a batch; throws QuorumError when no lock at all is decided. */
+  const renewals = async (calls: Promise<number[]>[], locks: number) => {
+    const { verdicts, error } = await tallyRenewals(calls, locks, quorum, s.nodeTimeoutMs);
+    if (verdicts.every((v) => v === undefined)) throw new QuorumError(quorum, 0, { cause: error });
+    return verdicts;
   };
-
-  const releaseAll = (key: string, channel: string, owner: string, leaseMs: number) =>
-    settleAll(
-      nodes.map((c) => c.lockyardRedlockRelease(key, channel, owner, leaseMs)),
-      s.nodeTimeoutMs,
-    );
 
   return {
     async acquire(resource, key, owner, leaseMs, moreWaiters): Promise<AcquireReply> {
       const start = performance.now();
       const more = moreWaiters ? "1" : "0";
+      const calls = s.clients.map((c) =>
+        callScript<[number, number]>(c, redlockAcquire, [key, owner, leaseMs, more]),
+      );
       const answers = await settleAll(
-        nodes.map((c) => c.lockyardRedlockAcquire(key, owner, leaseMs, more)),
+        calls.map((c) => c.reply),
         Math.min(s.nodeTimeoutMs, leaseMs),
       );
       const elapsed = performance.now() - start;
@@ -65,8 +66,21 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
         }
       }
       if (yes >= quorum && leaseMs - elapsed - drift(leaseMs) > 0) return [1, count, null];
-      // Undo everywhere, answered or not: a node that timed out may still have applied the acquire.
-      await releaseAll(key, releaseChannel(resource), owner, leaseMs);
+      // Undo the attempt on each node where it ran or may have run: a yes, or a call sent without a reply
+      // (it may yet be applied; the undo follows it on the same connection). Never where the client refused
+      // to send it: there the undo would take back an earlier hold of this owner (its outer re-entry).
+      // A node still silent is undone once its call settles, in the background past nodeTimeoutMs.
+      const channel = releaseChannel(resource);
+      const until = start + leaseMs;
+      const undos = calls.map((call, i) =>
+        call.reply
+          .then(
+            ([got]) => got === 1,
+            (err: unknown) => call.written && !isReplyError(err),
+          )
+          .then((ran) => (ran ? releases.send(i, key, channel, owner, leaseMs, until) : undefined)),
+      );
+      await settleAll(undos, s.nodeTimeoutMs);
       if (yes + no < quorum) throw new QuorumError(quorum, yes, { cause: firstError(answers) });
       // A split vote: every contender got some nodes and released them. Retrying at once would
       // likely split again, so contenders back off by a random moment and one of them goes first.
@@ -75,14 +89,9 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
     },
 
     async renew(key, owner, leaseMs) {
-      const answers = await settleAll(
-        nodes.map((c) => c.lockyardRenew(key, owner, leaseMs)),
-        s.nodeTimeoutMs,
-      );
-      let yes = 0;
-      let no = 0;
-      for (const a of answers) if (a.ok) a.value === 1 ? yes++ : no++;
-      return verdict(yes, no, answers);
+      const calls = nodes.map((c) => c.lockyardRenew(key, owner, leaseMs).then((v) => [v]));
+      const [verdict] = await renewals(calls, 1);
+      return verdict!;
     },
 
     async renewMany(items: readonly RenewItem[]) {
@@ -92,22 +101,30 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
         args[items.length + 2 * i] = it.owner;
         args[items.length + 2 * i + 1] = it.leaseMs;
       });
-      const answers = await settleAll(
+      // A node answers for the whole batch or not at all, yet each lock is decided on its own: a refusal
+      // by a quorum is returned at once, and a lock still undecided is undefined (the watchdog retries it
+      // soon, and its local deadline decides). QuorumError only when no lock is decided.
+      return renewals(
         nodes.map((c) => c.lockyardRenewMany(items.length, ...args)),
-        s.nodeTimeoutMs,
+        items.length,
       );
-      // A node answers for the whole batch or not at all, so an undecided item means too few nodes
-      // answered: throw, and the watchdog retries until the local deadline decides.
-      return items.map((_, i) => {
-        let yes = 0;
-        let no = 0;
-        for (const a of answers) if (a.ok) a.value[i] === 1 ? yes++ : no++;
-        return verdict(yes, no, answers);
-      });
     },
 
+    /**
+     * Answers only with a quorum of nodes: `decremented` if any of them still counts a re-entry, else
+     * `released` if any deleted the lock, else `not-owner`. With fewer nodes answering it rejects with
+     * QuorumError (`got` = nodes that answered), even when those said released: the lock may still be held
+     * on the others and block everyone until its lease runs out. Either way, nodes whose client refused to
+     * send the release (down or reconnecting) get it again in the background until the lease would have
+     * ended (NodeReleases); a node that was sent it and did not answer is left to its lease.
+     */
     async release(resource, key, owner, leaseMs): Promise<ReleaseReply> {
-      const answers = await releaseAll(key, releaseChannel(resource), owner, leaseMs);
+      const channel = releaseChannel(resource);
+      const until = performance.now() + leaseMs;
+      const answers = await settleAll(
+        s.clients.map((_, i) => releases.send(i, key, channel, owner, leaseMs, until)),
+        s.nodeTimeoutMs,
+      );
       let released = 0;
       let answered = 0;
       let left = 0;
@@ -118,11 +135,10 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
         if (code === 2) released++;
         else if (code === 1 && rest > left) left = rest;
       }
+      if (answered < quorum) throw new QuorumError(quorum, answered, { cause: firstError(answers) });
       // Any node still counting a re-entry means an outer handle of this owner still holds the lock.
       if (left > 0) return [1, left];
-      if (released > 0) return [2];
-      if (answered < quorum) throw new QuorumError(quorum, answered, { cause: firstError(answers) });
-      return [0];
+      return released > 0 ? [2] : [0];
     },
 
     list(match, count, limit) {
@@ -133,10 +149,17 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
       return createRedlockSubscriber(s.clients, quorum, onRelease);
     },
 
-    async close() {},
+    async close() {
+      releases.stop();
+    },
 
     validityMarginMs: drift,
   };
+}
+
+/** An error reply: the node refused the script (OOM, BUSY, LOADING…) before its first write. */
+function isReplyError(err: unknown): boolean {
+  return err instanceof Error && err.name === "ReplyError";
 }
 
 function pause(ms: number): Promise<void> {

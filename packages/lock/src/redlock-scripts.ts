@@ -1,5 +1,4 @@
-import type { Redis } from "ioredis";
-import { type ScriptCommands, withScripts } from "./scripts/index.js";
+// Sent with callScript (redlock-send.ts), not defineCommand, to know whether a call ever left the process.
 
 /**
  * redlockAcquire: `acquire` without the fence. A counter on independent nodes is not monotonic
@@ -49,33 +48,3 @@ if waiting == 1 then redis.call('publish', KEYS[2], ARGV[1]) end
 return {2, 0}
 `,
 } as const;
-
-export interface RedlockCommands extends ScriptCommands {
-  lockyardRedlockAcquire(
-    lock: string,
-    owner: string,
-    leaseMs: number,
-    more: string,
-  ): Promise<[number, number]>;
-  lockyardRedlockRelease(
-    lock: string,
-    channel: string,
-    owner: string,
-    leaseMs: number,
-  ): Promise<[number, number]>;
-}
-
-const defined = new WeakSet<object>();
-
-/** Registers the Redlock scripts (and the shared renew scripts) on one node's client, once. */
-export function withRedlockScripts(redis: Redis): RedlockCommands {
-  withScripts(redis);
-  if (!defined.has(redis)) {
-    for (const s of [redlockAcquire, redlockRelease]) {
-      if (typeof (redis as unknown as Record<string, unknown>)[s.name] !== "function")
-        redis.defineCommand(s.name, s);
-    }
-    defined.add(redis);
-  }
-  return redis as unknown as RedlockCommands;
-}

@@ -83,7 +83,7 @@ export class Scheduler {
 
   private async renew(batch: Handle[]): Promise<void> {
     const sentAt = performance.now();
-    let answers: boolean[] | undefined;
+    let answers: (boolean | undefined)[] | undefined;
     try {
       answers = await this.backend.renewMany(
         batch.map((h) => ({ key: h.key, owner: h.owner, leaseMs: h.leaseMs })),
@@ -94,7 +94,8 @@ export class Scheduler {
     const now = performance.now();
     batch.forEach((h, i) => {
       h.renewing = false;
-      if (answers) h.renewed(answers[i] === true, sentAt);
+      const ok = answers?.[i];
+      if (ok !== undefined) h.renewed(ok, sentAt);
       else h.nextRenewAt = now + Math.min(h.leaseMs / 10, 1000);
     });
     if (!this.stopped) this.rearm();
