@@ -33,8 +33,8 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
 
   /** Renewal verdicts of a batch; throws QuorumError when no lock at all is decided. */
   const renewals = async (calls: Promise<number[]>[], locks: number) => {
-    const { verdicts, error } = await tallyRenewals(calls, locks, quorum, s.nodeTimeoutMs);
-    if (verdicts.every((v) => v === undefined)) throw new QuorumError(quorum, 0, { cause: error });
+    const { verdicts, mostYes, error } = await tallyRenewals(calls, locks, quorum, s.nodeTimeoutMs);
+    if (verdicts.every((v) => v === undefined)) throw new QuorumError(quorum, mostYes, { cause: error });
     return verdicts;
   };
 

@@ -6,14 +6,14 @@ export type Verdicts = (boolean | undefined)[];
  * as soon as its answers allow. Resolves when every lock is decided, or as soon as any refusal is decided,
  * so that a lost lock is applied at once however long another lock of the batch would wait on a slow node;
  * else when every node has answered or failed, or after `timeoutMs`. Locks still undecided then are
- * undefined; `error` is the first node failure, for a QuorumError's cause.
+ * undefined; `mostYes` and `error` (the first node failure) are for a QuorumError.
  */
 export function tallyRenewals(
   calls: Promise<number[]>[],
   locks: number,
   quorum: number,
   timeoutMs: number,
-): Promise<{ verdicts: Verdicts; error: unknown }> {
+): Promise<{ verdicts: Verdicts; mostYes: number; error: unknown }> {
   const n = calls.length;
   const yes = new Array<number>(locks).fill(0);
   const no = new Array<number>(locks).fill(0);
@@ -26,7 +26,8 @@ export function tallyRenewals(
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve({ verdicts: Array.from({ length: locks }, (_, i) => decide(i)), error });
+      const verdicts = Array.from({ length: locks }, (_, i) => decide(i));
+      resolve({ verdicts, mostYes: Math.max(0, ...yes), error });
     };
     const check = () => {
       if (pending === 0) return finish();
