@@ -47,7 +47,7 @@ export interface LockBackend {
   noReply?(err: unknown): boolean;
   list(match: string, count: number, limit: number): Promise<Omit<LockInfo, "leaseMs">[]>;
   /** A subscriber to release notifications; made lazily, on first contention. */
-  createSubscriber(onRelease: (resource: string) => void): ReleaseSubscriber;
+  createSubscriber(onRelease: (resource: string) => void, onResubscribed?: () => void): ReleaseSubscriber;
   /** Sub-classes of backend may hold connections of their own; the user's connections stay open. */
   close(): Promise<void>;
   /**
@@ -60,7 +60,14 @@ export interface LockBackend {
 /** A success carries the promise of the attempt's `reads`, when it had some. */
 export type AcquireReply = [1, number, number | null, Promise<unknown>?] | [0, number];
 /** Read-only commands issued on the lock's own client right after an acquire attempt. */
-export type ReadsFn = (redis: RedisClient) => Promise<unknown>;
+export type ReadsFn = (redis: RedisClient, lock: LockKeys) => Promise<unknown>;
+
+/** The keys and owner of the lock an attempt is for: what a fenced read needs to register its token. */
+export interface LockKeys {
+  key: string;
+  fence: string;
+  owner: string;
+}
 /** A write issued on the lock's own client right before the release. */
 export type WriteFn<T> = (redis: RedisClient) => Promise<T>;
 export type ReleaseReply = [0 | 1 | 2, number?];

@@ -1,3 +1,4 @@
+import { type Clock, realClock } from "./core/clock.js";
 import { InvalidOptionError } from "./errors.js";
 import type { LockEvent } from "./events.js";
 import { checkMs, checkString } from "./options.js";
@@ -14,10 +15,22 @@ export interface Config {
   jitterMs: number;
   instanceId: string;
   emit: ((e: LockEvent) => void) | undefined;
+  /** Time and timers: real unless the deterministic simulation passes its own. */
+  clock: Clock;
+  /** Jitter source: Math.random unless the simulation passes a seeded one. */
+  random: () => number;
 }
 
+/** Time and randomness for the core; tests of the core swap both for deterministic ones. */
+export interface Runtime {
+  clock: Clock;
+  random: () => number;
+}
+
+const realRuntime: Runtime = { clock: realClock, random: Math.random };
+
 /** Validates createLocks options once, so the hot path trusts them. */
-export function parseConfig(o: CommonLocksOptions): Config {
+export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntime): Config {
   const retry = o.retry ?? {};
   if (typeof retry !== "object") throw new InvalidOptionError("retry", retry, "an object");
   const onEvent = o.onEvent;
@@ -40,6 +53,8 @@ export function parseConfig(o: CommonLocksOptions): Config {
       /^[^\s]{1,128}$/,
       "1-128 non-space characters",
     ),
+    clock: runtime.clock,
+    random: runtime.random,
     emit: onEvent
       ? (e) => {
           try {

@@ -39,7 +39,8 @@ export class LockTimeoutError extends LockError {
 
 /** renew-refused: a renewal answered 0 (key deleted or taken); deadline: no renewal succeeded in time;
  * expired: a lock taken with an explicit `leaseMs` (no watchdog) reached the end of its lease. */
-export type LostReason = "renew-refused" | "deadline" | "expired";
+/** renew-refused: a renewal answered 0; deadline/expired: no renewal in time / a fixed lease ran out; not-owner-at-release: the release found another owner (or none). */
+export type LostReason = "renew-refused" | "deadline" | "expired" | "not-owner-at-release";
 
 /** The lock was lost while held: a renewal answered 0, the key vanished, or the local deadline passed. */
 export class LockLostError extends LockError {

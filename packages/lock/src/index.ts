@@ -20,7 +20,13 @@ export {
   QuorumError,
 } from "./errors.js";
 export type { LockEvent, LockEventType } from "./events.js";
-export { type FencedWriteResult, fencedWrite } from "./fenced-write.js";
+export {
+  type FencedFields,
+  type FencedReadResult,
+  type FencedWriteResult,
+  fencedRead,
+  fencedWrite,
+} from "./fenced-write.js";
 export { createLocks, createLocksWithBackend, type LocksOptions } from "./locks.js";
 export { createRedlock, type RedlockOptions } from "./redlock.js";
 export { fenceKey, isValidResource, lockKey, releaseChannel } from "./resource.js";

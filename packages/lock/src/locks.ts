@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
 import type { LockBackend } from "./backend.js";
-import { parseConfig } from "./config.js";
+import { parseConfig, type Runtime } from "./config.js";
 import { LocksCore } from "./core/locks-core.js";
 import { InvalidOptionError } from "./errors.js";
 import { checkNoKeyPrefix } from "./options.js";
@@ -28,6 +28,11 @@ export function createLocks(options: LocksOptions): Locks {
 }
 
 /** The same Locks over another store (Redlock, PostgreSQL…): for backend authors. */
-export function createLocksWithBackend(backend: LockBackend, options: CommonLocksOptions = {}): Locks {
-  return new LocksCore(backend, parseConfig(options));
+export function createLocksWithBackend(
+  backend: LockBackend,
+  options: CommonLocksOptions = {},
+  /** Time and randomness; the deterministic simulation passes virtual ones. */
+  runtime?: Runtime,
+): Locks {
+  return new LocksCore(backend, parseConfig(options, runtime));
 }

@@ -10,6 +10,14 @@ export function checkMs(option: string, value: unknown, min: number): number {
   return value;
 }
 
+/** A whole count (of items, replicas, locks) in [min, MAX_MS]. */
+export function checkCount(option: string, value: unknown, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_MS) {
+    throw new InvalidOptionError(option, value, `an integer in [${min}, ${MAX_MS}]`);
+  }
+  return value;
+}
+
 /** Marks a lock hash whose holder must PUBLISH on release. Never a valid owner id. */
 export const WAITERS_FIELD = "~waiters";
 

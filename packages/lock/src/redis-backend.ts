@@ -23,9 +23,8 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
   const batched = batchedScripts(cmd, sharded);
   return {
     acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
-      if (reads)
-        return acquireThenRead(redis, cmd, batched, resource, key, owner, leaseMs, moreWaiters, reads);
-      return batched.acquire(key, fenceKey(resource), owner, leaseMs, moreWaiters);
+      if (reads) return acquireThenRead(redis, cmd, batched, key, owner, leaseMs, moreWaiters, reads);
+      return batched.acquire(key, fenceKey(resource, prefix), owner, leaseMs, moreWaiters);
     },
     canRead: true,
     async renew(key, owner, leaseMs) {
@@ -33,10 +32,19 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
     },
     renewMany: (items) => renewMany(cmd, items, sharded),
     release(resource, key, owner, leaseMs) {
-      return batched.release(key, releaseChannel(resource), owner, leaseMs);
+      return batched.release(key, releaseChannel(resource, prefix), owner, leaseMs);
     },
     releaseAfter(write, resource, key, owner, leaseMs) {
-      return writeThenRelease(redis, batched, write, key, releaseChannel(resource), owner, leaseMs, sharded);
+      return writeThenRelease(
+        redis,
+        batched,
+        write,
+        key,
+        releaseChannel(resource, prefix),
+        owner,
+        leaseMs,
+        sharded,
+      );
     },
     noReply: isConnectionError,
     list(match, count, limit) {
@@ -44,7 +52,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
       return listRedis(nodes, prefix, match, count, limit);
     },
     createSubscriber(onRelease) {
-      return createRedisSubscriber(redis, sharded, onRelease);
+      return createRedisSubscriber(redis, sharded, prefix, onRelease);
     },
     async close() {},
   };

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Writable } from "node:stream";
 import type { Redis } from "ioredis";
-import type { AcquireReply, ReadsFn, ReleaseReply, WriteFn } from "./backend.js";
+import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "./backend.js";
 import type { Batched } from "./redis-batch.js";
-import { fenceKey, releaseChannel } from "./resource.js";
+import { fenceKeyOf } from "./resource.js";
 import { acquire } from "./scripts/acquire.js";
 import type { RedisClient, ScriptCommands } from "./scripts/index.js";
 
@@ -40,31 +40,29 @@ function corked(redis: RedisClient, send: () => void): void {
 /**
  * An acquire attempt followed by the caller's read-only commands. On a single Redis they leave in one write,
  * the reads after the attempt on the same connection, so Redis runs them after the grant.
- * (Its promise settles as many microtask turns after the reply as a batched call's, so that events of
- * callers answered in one Redis reply keep Redis's order: a release's before the next owner's grant.)
+ * (`reads` never throws here: the core wraps it, see core/reads.ts.)
  */
 export function acquireThenRead(
   redis: RedisClient,
   cmd: ScriptCommands,
   batched: Batched,
-  resource: string,
   key: string,
   owner: string,
   leaseMs: number,
   more: boolean,
   reads: ReadsFn,
 ): Promise<AcquireReply> {
+  const lock: LockKeys = { key, fence: fenceKeyOf(key), owner };
   if ((redis as { isCluster?: boolean }).isCluster === true) {
-    return clusterAcquireThenRead(redis, batched, resource, key, owner, leaseMs, more, reads);
+    return clusterAcquireThenRead(redis, batched, lock, leaseMs, more, reads);
   }
-  const fence = fenceKey(resource);
   const flag = more ? "1" : "0";
   let attempt!: Promise<unknown>;
   let read!: Promise<unknown>;
   corked(redis, () => {
     // Plain EVALSHA, not the defined command: on NOSCRIPT ioredis would re-send that one after the reads.
-    attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, fence, owner, leaseMs, flag);
-    read = reads(redis);
+    attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, lock.fence, owner, leaseMs, flag);
+    read = reads(redis, lock);
   });
   // The caller may never look at a failed attempt's read: its rejection must not go unhandled.
   read.catch(noop);
@@ -72,9 +70,9 @@ export function acquireThenRead(
     .catch(async (err: unknown) => {
       if (!String((err as Error)?.message).includes("NOSCRIPT")) throw err;
       // Redis lacked the script, so the reads ran before any grant: acquire as usual, then read again.
-      const r = (await cmd.lockyardAcquire(key, fence, owner, leaseMs, flag)) as AcquireReply;
+      const r = (await cmd.lockyardAcquire(key, lock.fence, owner, leaseMs, flag)) as AcquireReply;
       if (r[0] === 1) {
-        read = reads(redis);
+        read = reads(redis, lock);
         read.catch(noop);
       }
       return r;
@@ -85,26 +83,18 @@ export function acquireThenRead(
     });
 }
 
-/** On a Cluster the reads may live in other slots: issued after the grant, which is undone if they cannot be. */
+/** On a Cluster the reads may live in other slots: issued after the grant. */
 async function clusterAcquireThenRead(
   redis: RedisClient,
   batched: Batched,
-  resource: string,
-  key: string,
-  owner: string,
+  lock: LockKeys,
   leaseMs: number,
   more: boolean,
   reads: ReadsFn,
 ): Promise<AcquireReply> {
-  const r = await batched.acquire(key, fenceKey(resource), owner, leaseMs, more);
+  const r = await batched.acquire(lock.key, lock.fence, lock.owner, leaseMs, more);
   if (r[0] !== 1) return r;
-  let read: Promise<unknown>;
-  try {
-    read = reads(redis);
-  } catch (err) {
-    await batched.release(key, releaseChannel(resource), owner, leaseMs).catch(noop);
-    throw err;
-  }
+  const read = reads(redis, lock);
   read.catch(noop);
   return [1, r[1], r[2], read];
 }

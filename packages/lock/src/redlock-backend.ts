@@ -70,7 +70,7 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
       // (it may yet be applied; the undo follows it on the same connection). Never where the client refused
       // to send it: there the undo would take back an earlier hold of this owner (its outer re-entry).
       // A node still silent is undone once its call settles, in the background past nodeTimeoutMs.
-      const channel = releaseChannel(resource);
+      const channel = releaseChannel(resource, s.prefix);
       const until = start + leaseMs;
       const undos = calls.map((call, i) =>
         call.reply
@@ -119,7 +119,7 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
      * ended (NodeReleases); a node that was sent it and did not answer is left to its lease.
      */
     async release(resource, key, owner, leaseMs): Promise<ReleaseReply> {
-      const channel = releaseChannel(resource);
+      const channel = releaseChannel(resource, s.prefix);
       const until = performance.now() + leaseMs;
       const answers = await settleAll(
         s.clients.map((_, i) => releases.send(i, key, channel, owner, leaseMs, until)),
@@ -146,7 +146,7 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
     },
 
     createSubscriber(onRelease) {
-      return createRedlockSubscriber(s.clients, quorum, onRelease);
+      return createRedlockSubscriber(s.clients, quorum, s.prefix, onRelease);
     },
 
     async close() {

@@ -1,8 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ReleaseSubscriber } from "./backend.js";
-import { releaseChannel } from "./resource.js";
+import { releaseChannel, resourceOfChannel } from "./resource.js";
 
-const CHANNEL_PREFIX = "lock-released:{";
 // Each node publishes the same release; copies of one owner's release arrive within a few ms of each other.
 const DUPLICATE_WINDOW_MS = 250;
 // A subscription that no quorum of nodes confirms by then is left to the waiters' fallback timers.
@@ -17,13 +16,14 @@ const SUBSCRIBE_WAIT_MS = 1_000;
 export function createRedlockSubscriber(
   clients: readonly Redis[],
   quorum: number,
+  prefix: string,
   onRelease: (resource: string) => void,
 ): ReleaseSubscriber {
   let conns: Redis[] | undefined;
   const last = new Map<string, { owner: string; at: number }>();
   const onMessage = (channel: string, owner: string) => {
-    if (!channel.startsWith(CHANNEL_PREFIX)) return;
-    const resource = channel.slice(CHANNEL_PREFIX.length, -1);
+    const resource = resourceOfChannel(prefix, channel);
+    if (resource === null) return;
     const now = performance.now();
     const prev = last.get(resource);
     if (prev && prev.owner === owner && now - prev.at < DUPLICATE_WINDOW_MS) return;
@@ -44,7 +44,7 @@ export function createRedlockSubscriber(
   };
   return {
     subscribe(resource) {
-      const ch = releaseChannel(resource);
+      const ch = releaseChannel(resource, prefix);
       const all = connections();
       return new Promise<void>((resolve) => {
         let ok = 0;
@@ -72,7 +72,7 @@ export function createRedlockSubscriber(
     unsubscribe(resource) {
       last.delete(resource);
       if (!conns) return;
-      const ch = releaseChannel(resource);
+      const ch = releaseChannel(resource, prefix);
       for (const c of conns) c.unsubscribe(ch).catch(() => {});
     },
     async close() {

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { LockBackend } from "./backend.js";
 import { InvalidOptionError, QuorumError } from "./errors.js";
-import { checkMs } from "./options.js";
+import { checkCount, checkMs } from "./options.js";
 
 export interface ReplicaAckOptions {
   /**
@@ -20,7 +20,7 @@ export function withReplicaAck(
   redis: Redis | Cluster,
   o: ReplicaAckOptions,
 ): LockBackend {
-  const replicas = checkMs("waitReplicas", o.waitReplicas ?? 0, 0);
+  const replicas = checkCount("waitReplicas", o.waitReplicas ?? 0, 0);
   const timeoutMs = checkMs("waitReplicasTimeoutMs", o.waitReplicasTimeoutMs ?? 1_000, 1);
   if (replicas === 0) return backend;
   if ((redis as { isCluster?: boolean }).isCluster === true) {

@@ -1,4 +1,5 @@
 import type { LockBackend, ReleaseReply } from "../backend.js";
+import { type Clock, OneTimer } from "./clock.js";
 
 /** What a late release needs from its handle. */
 export interface LateHandle {
@@ -16,16 +17,22 @@ export interface LateHandle {
  * survived the outage (AOF) does not block everyone until its lease runs out. One unref'd timer per Locks.
  * Retries stop at the first reply of any kind, at the handle's local deadline, and on close().
  * The release script is owner-checked, so a late attempt can never delete or decrement another owner's lock:
- * if the lease ran out and someone else took it, the answer is not-owner.
+ * if the lease ran out and someone else took it, the answer is not-owner. The core retries only releases
+ * that no other local hold of the same owner shares (see LocksCore.releaseFailed).
  */
 export class LateReleases {
   /** Handle → time of its next attempt; absent while an attempt is in flight. */
   private readonly due = new Map<LateHandle, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Number.POSITIVE_INFINITY;
+  private readonly timer: OneTimer;
   private stopped = false;
 
-  constructor(private readonly backend: LockBackend) {}
+  constructor(
+    private readonly backend: LockBackend,
+    private readonly clock: Clock,
+    private readonly random: () => number,
+  ) {
+    this.timer = new OneTimer(clock, () => this.tick());
+  }
 
   get size(): number {
     return this.due.size;
@@ -38,30 +45,19 @@ export class LateReleases {
   stop(): void {
     this.stopped = true;
     this.due.clear();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Number.POSITIVE_INFINITY;
+    this.timer.disarm();
   }
 
   private schedule(h: LateHandle): void {
     const gap = Math.min(200, h.leaseMs / 10);
-    const at = performance.now() + gap * (0.75 + Math.random() * 0.5);
+    const at = this.clock.now() + gap * (0.75 + this.random() * 0.5);
     if (at >= h.deadline) return;
     this.due.set(h, at);
-    if (at < this.timerAt) this.arm(at);
-  }
-
-  private arm(at: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, at - performance.now()));
-    this.timer.unref();
+    this.timer.armBy(at);
   }
 
   private tick(): void {
-    this.timer = undefined;
-    this.timerAt = Number.POSITIVE_INFINITY;
-    const now = performance.now();
+    const now = this.clock.now();
     let next = Number.POSITIVE_INFINITY;
     for (const [h, at] of this.due) {
       if (at <= now) {
@@ -69,7 +65,7 @@ export class LateReleases {
         void this.attempt(h);
       } else if (at < next) next = at;
     }
-    if (next < this.timerAt) this.arm(next);
+    this.timer.armBy(next);
   }
 
   private async attempt(h: LateHandle): Promise<void> {

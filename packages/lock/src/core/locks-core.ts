@@ -1,15 +1,24 @@
-import { acquireLoop, type Lease, type LoopHost, type Waited } from "./acquire-loop.js";
-import type { AcquireReply, LockBackend, ReadsFn } from "../backend.js";
+import type { LockBackend, ReadsFn } from "../backend.js";
 import type { Config } from "../config.js";
 import { InvalidOptionError, LockLostError, LocksClosedError } from "../errors.js";
-import { Handle, type HandleHost } from "./handle.js";
-import { LateReleases } from "./late-release.js";
-import { checkMs, checkOwner, checkSignal } from "../options.js";
+import { parseMatch } from "../match.js";
+import { checkCount, checkMs, checkOwner, checkSignal } from "../options.js";
 import { newOwnerId } from "../owner.js";
 import { assertResource, lockKey } from "../resource.js";
+import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks } from "../types.js";
+import {
+  acquireLoop,
+  type GateSlot,
+  type Granted,
+  type LoopHost,
+  type Request,
+  type Waited,
+} from "./acquire-loop.js";
+import { Handle, type HandleHost } from "./handle.js";
+import { LateReleases } from "./late-release.js";
+import { guardReads, type ReadsFailure } from "./reads.js";
 import { Scope } from "./scope.js";
 import { Subscriptions } from "./subscriptions.js";
-import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks } from "../types.js";
 import { Gate } from "./waiters.js";
 import { Scheduler } from "./watchdog.js";
 
@@ -17,7 +26,8 @@ import { Scheduler } from "./watchdog.js";
 export class LocksCore implements Locks, HandleHost, LoopHost {
   closed = false;
   readonly emit: Config["emit"];
-  readonly gates = new Map<string, number | Gate>();
+  readonly clock: Config["clock"];
+  readonly gates = new Map<string, GateSlot>();
   private readonly scheduler: Scheduler;
   private readonly late: LateReleases;
   private readonly scope = new Scope();
@@ -28,12 +38,20 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     readonly cfg: Config,
   ) {
     this.emit = cfg.emit;
-    this.scheduler = new Scheduler(backend);
-    this.late = new LateReleases(backend);
-    this.subs = new Subscriptions(backend, (resource) => {
-      const g = this.gates.get(resource);
-      if (g instanceof Gate) g.onRelease();
-    });
+    this.clock = cfg.clock;
+    this.scheduler = new Scheduler(backend, cfg.clock);
+    this.late = new LateReleases(backend, cfg.clock, cfg.random);
+    this.subs = new Subscriptions(
+      backend,
+      (resource) => {
+        const g = this.gates.get(resource);
+        if (g instanceof Gate) g.onRelease();
+      },
+      // After the subscriber reconnects, releases published while it was away were missed: every head looks.
+      () => {
+        for (const g of this.gates.values()) if (g instanceof Gate) g.wakeHead(true);
+      },
+    );
   }
 
   async acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle> {
@@ -51,45 +69,26 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   ): Promise<T> {
     if (typeof fn !== "function") throw new InvalidOptionError("fn", fn, "a function");
     const h = (await this.take(resource, opts, false))!;
-    let value: T | undefined;
-    let failed = false;
-    let error: unknown;
-    try {
-      value = await this.scope.run(resource, h.owner, () => fn(h));
-    } catch (e) {
-      failed = true;
-      error = e;
-    }
+    const outcome = await settle(() => this.scope.run(resource, h, () => fn(h)));
     // The timer may not have fired yet: a passed deadline is a loss all the same.
-    if (h.state === 0 && performance.now() >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
-    let releaseError: unknown;
-    let releaseFailed = false;
-    if (!h.released && !this.closed) {
-      try {
-        await h.release();
-      } catch (e) {
-        releaseFailed = true;
-        releaseError = e;
-      }
-    }
+    if (h.state === "held" && this.clock.now() >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
+    const release = h.released || this.closed ? undefined : await settle(() => h.release());
     const lost = h.lostError;
     if (lost) {
-      if (!failed || error === lost) throw lost;
-      throw new LockLostError(lost.resource, lost.owner, lost.reason, { cause: error });
+      if (outcome.ok || outcome.error === lost) throw lost;
+      throw new LockLostError(lost.resource, lost.owner, lost.reason, { cause: outcome.error });
     }
-    if (failed) throw error;
-    if (releaseFailed) throw releaseError;
-    return value as T;
+    if (!outcome.ok) throw outcome.error;
+    if (release && !release.ok) throw release.error;
+    return outcome.value;
   }
 
   async list(opts?: ListOptions): Promise<LockInfo[]> {
     this.open();
-    const match = opts?.match ?? "*";
-    if (typeof match !== "string" || !/^[A-Za-z0-9:_.*?-]{1,200}$/.test(match)) {
-      throw new InvalidOptionError("match", match, "1-200 characters of [A-Za-z0-9:_.-] and the globs * ?");
-    }
-    const count = checkMs("count", opts?.count ?? 100, 1);
-    const limit = checkMs("limit", opts?.limit ?? 10_000, 1);
+    // A glob over names as given (match.ts); the backend turns it into its own query.
+    const match = parseMatch(opts?.match ?? "*").glob;
+    const count = checkCount("count", opts?.count ?? 100, 1);
+    const limit = checkCount("limit", opts?.limit ?? 10_000, 1);
     const raw = await this.backend.list(match, count, limit);
     return raw.map((info) => {
       const leaseMs = info.owners[0] && this.scheduler.leaseOf(info.key, info.owners[0].owner);
@@ -114,50 +113,60 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   }
 
   releaseFailed(h: Handle, err: unknown): void {
-    // Only a full release (count 1) is retried: a call that ran but lost its reply would, retried, decrement
-    // a re-entered lock a second time and free it under its outer holder. For count 1 a second run of the
-    // owner-checked script answers not-owner.
-    if (this.closed || h.count !== 1 || performance.now() >= h.deadline) return;
+    // A release that never got its answer may or may not have run. Retried, it would decrement a second
+    // time, which is harmless only when no other hold of the same owner shares the count: with a re-entry
+    // still held here, a second decrement would free the lock under it. Then the count is left to the lease.
+    if (this.closed || this.clock.now() >= h.deadline || this.scheduler.hasOtherHold(h)) return;
     if (this.backend.noReply?.(err)) this.late.add(h);
   }
 
+  releaseOrphan(q: Request, r: Granted): void {
+    r[3]?.catch(() => {});
+    this.backend.release(q.resource, q.key, q.owner, q.leaseMs).catch(() => {});
+  }
+
   subscribe(g: Gate, resource: string): void {
-    if (g.sub !== 0) return;
-    g.sub = 1;
-    void this.subs.add(resource).then(() => {
-      g.sub = 2;
-      if (this.gates.get(resource) !== g) this.subs.remove(resource);
-      else g.wakeHead(true);
+    if (g.subscription !== "none" || this.closed) return;
+    g.subscription = "subscribing";
+    void this.subs.add(resource).then((ok) => {
+      if (this.gates.get(resource) !== g) {
+        if (ok) this.subs.remove(resource);
+        return;
+      }
+      // Failed: the next failed attempt of the head subscribes again; meanwhile its timer does the work.
+      g.subscription = ok ? "subscribed" : "none";
+      if (!ok) this.subs.remove(resource);
+      g.wakeHead(true);
     });
   }
 
   dropIfIdle(g: Gate, resource: string): void {
     if (!g.idle || this.gates.get(resource) !== g) return;
     this.gates.delete(resource);
-    if (g.sub === 2) this.subs.remove(resource);
+    if (g.subscription === "subscribed") this.subs.remove(resource);
   }
 
-  acquired(resource: string, key: string, owner: string, r: AcquireReply, lease: Lease, w: Waited): Handle {
-    const h = new Handle(
-      this,
-      resource,
-      key,
-      owner,
-      r[2] ?? null,
-      r[1],
-      lease.leaseMs,
-      lease.watchdog,
-      w.sentAt,
-    );
-    if (r[3]) h.reads = r[3];
+  acquired(q: Request, r: Granted, w: Waited): Handle {
+    const [, count, token, reads] = r;
+    const h = new Handle(this, {
+      resource: q.resource,
+      key: q.key,
+      owner: q.owner,
+      token: token ?? null,
+      count,
+      leaseMs: q.leaseMs,
+      watchdog: q.watchdog,
+      sentAt: w.sentAt,
+    });
+    if (reads) h.reads = reads;
     this.scheduler.add(h);
     this.emit?.({
       type: "acquired",
-      resource,
-      owner,
+      resource: q.resource,
+      owner: q.owner,
       token: h.token,
       count: h.count,
-      waitedMs: performance.now() - w.start,
+      waitedMs: this.clock.now() - w.start,
       attempts: w.attempts,
     });
     return h;
@@ -167,7 +176,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (this.closed) throw new LocksClosedError();
   }
 
-  private take(resource: string, opts: AcquireOptions | undefined, tryOnce: boolean): Promise<Handle | null> {
+  private take(resource: string, opts: AcquireOptions | undefined, once: boolean): Promise<Handle | null> {
     this.open();
     assertResource(resource);
     let leaseMs = this.cfg.leaseMs;
@@ -176,6 +185,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     let owner: string | undefined;
     let signal: AbortSignal | undefined;
     let reads: ReadsFn | undefined;
+    let readsFailure: ReadsFailure | undefined;
     if (opts !== undefined) {
       if (typeof opts !== "object" || opts === null)
         throw new InvalidOptionError("options", opts, "an object");
@@ -190,26 +200,35 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
         if (typeof opts.reads !== "function") throw new InvalidOptionError("reads", opts.reads, "a function");
         if (!this.backend.canRead)
           throw new InvalidOptionError("reads", "set", "unset: this store cannot send reads");
-        reads = opts.reads;
+        readsFailure = {};
+        reads = guardReads(opts.reads, readsFailure);
       }
       signal?.throwIfAborted();
     }
     owner ??= this.scope.ownerOf(resource);
     const bypass = owner !== undefined;
-    return acquireLoop(
-      this,
-      {
-        resource,
-        key: lockKey(this.cfg.prefix, resource),
-        owner: owner ?? newOwnerId(this.cfg.instanceId),
-        leaseMs,
-        watchdog,
-        waitMs: tryOnce ? 0 : waitMs,
-        signal,
-        reads,
-        bypass,
-      },
-      !tryOnce,
-    );
+    return acquireLoop(this, {
+      resource,
+      key: lockKey(this.cfg.prefix, resource),
+      owner: owner ?? newOwnerId(this.cfg.instanceId),
+      leaseMs,
+      watchdog,
+      waitMs: once ? 0 : waitMs,
+      signal,
+      reads,
+      bypass,
+      once,
+      readsFailure,
+    });
+  }
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+async function settle<T>(fn: () => Promise<T> | T): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    return { ok: false, error };
   }
 }

@@ -7,22 +7,29 @@ import type { LockBackend, ReleaseSubscriber } from "../backend.js";
  */
 export class Subscriptions {
   private sub: ReleaseSubscriber | undefined;
-  private readonly refs = new Map<string, { n: number; ready: Promise<void> }>();
+  private readonly refs = new Map<string, { n: number; ready: Promise<boolean> }>();
+  private closed = false;
 
   constructor(
     private readonly backend: LockBackend,
     private readonly onRelease: (resource: string) => void,
+    /** The subscriber came back after losing its connection: messages sent meanwhile were missed. */
+    private readonly onResubscribed: () => void,
   ) {}
 
-  /** Resolves when messages flow; never rejects (a waiter then falls back to its timer). */
-  add(resource: string): Promise<void> {
+  /** Resolves true when messages flow, false when the subscription failed (never rejects). */
+  add(resource: string): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
     const ref = this.refs.get(resource);
     if (ref) {
       ref.n++;
       return ref.ready;
     }
-    this.sub ??= this.backend.createSubscriber(this.onRelease);
-    const ready = this.sub.subscribe(resource).catch(() => {});
+    this.sub ??= this.backend.createSubscriber(this.onRelease, this.onResubscribed);
+    const ready = this.sub.subscribe(resource).then(
+      () => true,
+      () => false,
+    );
     this.refs.set(resource, { n: 1, ready });
     return ready;
   }
@@ -36,6 +43,7 @@ export class Subscriptions {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.refs.clear();
     const s = this.sub;
     this.sub = undefined;

@@ -1,3 +1,5 @@
+import type { Clock } from "./clock.js";
+
 /** A caller waiting for a lock this process could not get. */
 export interface Waiter {
   /** Set while the waiter sleeps; calling it ends the sleep early. */
@@ -5,6 +7,9 @@ export interface Waiter {
   /** The head should try now (not only after a release message or its fallback timer). */
   attemptNow: boolean;
 }
+
+/** Whether release messages for the gate's resource reach this process yet. */
+export type SubscriptionState = "none" | "subscribing" | "subscribed";
 
 /**
  * Per-resource waiting state of one Locks: a FIFO of local waiters of which only the head talks to Redis,
@@ -15,8 +20,7 @@ export interface Waiter {
 export class Gate {
   readonly queue: Waiter[] = [];
   epoch = 0;
-  /** 0 not subscribed, 1 subscribing, 2 subscribed (or failed: the fallback timer then does the work). */
-  sub = 0;
+  subscription: SubscriptionState = "none";
 
   constructor(public inflight: number) {}
 
@@ -36,12 +40,15 @@ export class Gate {
     h.wake?.();
   }
 
-  /** Removes a waiter; a new head is woken so it takes over the fallback timer (or tries at once). */
-  leave(w: Waiter, nextMustAttempt: boolean): void {
+  /**
+   * Removes a waiter. When it was the head, the new head tries at once: the leaver may have been woken by
+   * a release it will not use now, and nobody else would look before the new head's fallback timer.
+   */
+  leave(w: Waiter): void {
     const i = this.queue.indexOf(w);
     if (i === -1) return;
     this.queue.splice(i, 1);
-    if (i === 0) this.wakeHead(nextMustAttempt);
+    if (i === 0) this.wakeHead(true);
   }
 
   wakeAll(): void {
@@ -49,24 +56,34 @@ export class Gate {
   }
 }
 
-/** Sleeps until woken, `ms` passes (→ true), or the signal aborts (→ rejects with its reason). */
-export function sleep(w: Waiter, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise<boolean>((resolve, reject) => {
+export type WakeCause = "timer" | "woken";
+
+/** Sleeps until woken or `ms` passes; rejects with the signal's reason when it aborts. */
+export function sleep(
+  clock: Clock,
+  w: Waiter,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<WakeCause> {
+  return new Promise<WakeCause>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const done = (byTimer: boolean) => {
-      clearTimeout(timer);
+    const end = () => {
+      clock.clearTimer(timer);
       w.wake = null;
       signal?.removeEventListener("abort", onAbort);
-      resolve(byTimer);
     };
     const onAbort = () => {
-      clearTimeout(timer);
-      w.wake = null;
+      end();
       reject(signal!.reason);
     };
-    const timer = setTimeout(done, ms, true);
-    timer.unref();
-    w.wake = () => done(false);
+    const timer = clock.setTimer(() => {
+      end();
+      resolve("timer");
+    }, ms);
+    w.wake = () => {
+      end();
+      resolve("woken");
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

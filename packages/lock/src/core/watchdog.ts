@@ -1,4 +1,5 @@
 import type { LockBackend } from "../backend.js";
+import { type Clock, OneTimer } from "./clock.js";
 import type { Handle } from "./handle.js";
 
 /**
@@ -9,25 +10,29 @@ import type { Handle } from "./handle.js";
  */
 export class Scheduler {
   private readonly handles = new Set<Handle>();
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Number.POSITIVE_INFINITY;
+  private readonly timer: OneTimer;
   private stopped = false;
 
-  constructor(private readonly backend: LockBackend) {}
+  constructor(
+    private readonly backend: LockBackend,
+    private readonly clock: Clock,
+  ) {
+    this.timer = new OneTimer(clock, () => this.tick());
+  }
 
   get size(): number {
     return this.handles.size;
   }
 
   add(h: Handle): void {
+    if (this.stopped) return;
     this.handles.add(h);
-    const due = h.watchdog ? h.nextRenewAt : h.deadline;
-    if (due < this.timerAt) this.arm(due);
+    this.timer.armBy(h.watchdog ? h.nextRenewAt : h.deadline);
   }
 
   remove(h: Handle): void {
     this.handles.delete(h);
-    if (this.handles.size === 0) this.disarm();
+    if (this.handles.size === 0) this.timer.disarm();
   }
 
   /** The lease of a held lock, for list(). */
@@ -36,30 +41,20 @@ export class Scheduler {
     return undefined;
   }
 
+  /** True when a held handle other than `h` has the same key and owner (a re-entry of it). */
+  hasOtherHold(h: Handle): boolean {
+    for (const o of this.handles) if (o !== h && o.key === h.key && o.owner === h.owner) return true;
+    return false;
+  }
+
   stop(): void {
     this.stopped = true;
     this.handles.clear();
-    this.disarm();
-  }
-
-  private arm(at: number): void {
-    if (this.stopped || at === Number.POSITIVE_INFINITY) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, at - performance.now()));
-    this.timer.unref();
-  }
-
-  private disarm(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Number.POSITIVE_INFINITY;
+    this.timer.disarm();
   }
 
   private tick(): void {
-    this.timer = undefined;
-    this.timerAt = Number.POSITIVE_INFINITY;
-    const now = performance.now();
+    const now = this.clock.now();
     const batch: Handle[] = [];
     for (const h of this.handles) {
       if (now >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
@@ -73,16 +68,17 @@ export class Scheduler {
   }
 
   private rearm(): void {
+    if (this.stopped) return;
     let next = Number.POSITIVE_INFINITY;
     for (const h of this.handles) {
       const due = h.watchdog && !h.renewing ? Math.min(h.nextRenewAt, h.deadline) : h.deadline;
       if (due < next) next = due;
     }
-    if (next < this.timerAt) this.arm(next);
+    this.timer.armBy(next);
   }
 
   private async renew(batch: Handle[]): Promise<void> {
-    const sentAt = performance.now();
+    const sentAt = this.clock.now();
     let answers: (boolean | undefined)[] | undefined;
     try {
       answers = await this.backend.renewMany(
@@ -91,13 +87,13 @@ export class Scheduler {
     } catch {
       // Redis unreachable: try again soon; the local deadline decides when the lock counts as lost.
     }
-    const now = performance.now();
+    const now = this.clock.now();
     batch.forEach((h, i) => {
       h.renewing = false;
       const ok = answers?.[i];
       if (ok !== undefined) h.renewed(ok, sentAt);
       else h.nextRenewAt = now + Math.min(h.leaseMs / 10, 1000);
     });
-    if (!this.stopped) this.rearm();
+    this.rearm();
   }
 }

@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import { acquire } from "./acquire.js";
 import { acquireMany } from "./acquire-many.js";
+import { fencedRead } from "./fenced-read.js";
 import { fencedWrite } from "./fenced-write.js";
 import { release } from "./release.js";
 import { releaseMany } from "./release-many.js";
@@ -9,7 +10,16 @@ import { renewMany } from "./renew-many.js";
 
 export type RedisClient = Redis | Cluster;
 
-export const scripts = [acquire, acquireMany, renew, renewMany, release, releaseMany, fencedWrite] as const;
+export const scripts = [
+  acquire,
+  acquireMany,
+  renew,
+  renewMany,
+  release,
+  releaseMany,
+  fencedWrite,
+  fencedRead,
+] as const;
 
 type K = string;
 /** Typed view of the commands defineCommand adds (ioredis does EVALSHA with the NOSCRIPT fallback). */
@@ -34,7 +44,21 @@ export interface ScriptCommands {
   ): Promise<[number, number]>;
   /** Flat: [code, leftOrMessage] per lock. */
   lockyardReleaseMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
-  lockyardFencedWrite(stock: K, token: number, delta: number): Promise<[number, number]>;
+  lockyardFencedWrite(
+    stock: K,
+    token: number,
+    delta: number,
+    valueField: string,
+    fenceField: string,
+  ): Promise<[number, number]>;
+  lockyardFencedRead(
+    lock: K,
+    fence: K,
+    guarded: K,
+    owner: string,
+    fenceField: string,
+    ...read: string[]
+  ): Promise<[number, ...(string | null)[]]>;
 }
 
 const defined = new WeakSet<object>();
