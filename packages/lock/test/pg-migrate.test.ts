@@ -81,7 +81,7 @@ describe("PostgreSQL backend: migration, options, packaging", () => {
     let queries = 0;
     const counting = Object.create(pool, { query: { value: () => queries++ } });
     const { locks } = makePgLocks(counting);
-    await expect(locks.acquire("bad{name}")).rejects.toBeInstanceOf(InvalidResourceError);
+    await expect(locks.acquire("bad\u0001name")).rejects.toBeInstanceOf(InvalidResourceError);
     await expect(locks.tryAcquire("")).rejects.toBeInstanceOf(InvalidResourceError);
     expect(queries).toBe(0);
     await locks.close();

@@ -155,7 +155,8 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
         if (a.outcome === "gave-up") return gaveUp(host, q, s.start, s.attempts, a.reason);
         if (a.outcome === "granted") {
           granted = true;
-          g.leave(w);
+          // Without the waiters mark the holder's release would not publish, so the next head must knock.
+          g.leave(w, more ? "wait" : "attempt");
           host.dropIfIdle(g, q.resource);
           return handOver(host, q, a.reply, { sentAt, start: s.start, attempts: s.attempts });
         }
@@ -174,7 +175,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
     }
   } finally {
     if (!granted) {
-      g.leave(w);
+      g.leave(w, "attempt");
       host.dropIfIdle(g, q.resource);
     }
   }

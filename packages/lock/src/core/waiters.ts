@@ -41,14 +41,16 @@ export class Gate {
   }
 
   /**
-   * Removes a waiter. When it was the head, the new head tries at once: the leaver may have been woken by
-   * a release it will not use now, and nobody else would look before the new head's fallback timer.
+   * Removes a waiter; a new head is woken so it takes over the fallback timer. `next` says whether it must
+   * try at once: yes when the leaver gave up (it may have been woken by a release it will not use now, and
+   * nobody else would look before the new head's fallback timer), or when it won without marking the lock
+   * as waited for (its release would not publish); no when its win left the mark, so the release will wake.
    */
-  leave(w: Waiter): void {
+  leave(w: Waiter, next: "attempt" | "wait"): void {
     const i = this.queue.indexOf(w);
     if (i === -1) return;
     this.queue.splice(i, 1);
-    if (i === 0) this.wakeHead(true);
+    if (i === 0) this.wakeHead(next === "attempt");
   }
 
   wakeAll(): void {
