@@ -11,7 +11,7 @@ import {
   lockKey,
   releaseChannel,
 } from "../src/index.js";
-import { keySlot } from "../src/slot.js";
+import { keySlot } from "../src/redis/slot.js";
 import { assertNoOverlap, type Hold, sleep, uniq } from "./helpers.js";
 import { NAMES } from "./names.js";
 

@@ -10,8 +10,8 @@ import {
   lockKey,
   releaseChannel,
 } from "../src/index.js";
+import { keySlot } from "../src/redis/slot.js";
 import { decodeResource, encodeResource, resourceOfChannel, resourceOfKey } from "../src/resource.js";
-import { keySlot } from "../src/slot.js";
 import { connect, sleep } from "./helpers.js";
 import { NAMES } from "./names.js";
 import { type Nodes, startNodes } from "./redlock-helpers.js";

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocks, type Locks, releaseChannel } from "../src/index.js";
-import type { ScriptCommands } from "../src/scripts/index.js";
+import type { ScriptCommands } from "../src/redis/scripts/index.js";
 import { assertNoOverlap, connect, type Hold, sleep, uniq } from "./helpers.js";
 
 let redis: Redis;

@@ -1,7 +1,7 @@
-import type { AcquireReply, LockBackend, ReadsFn } from "../backend.js";
 import type { Config } from "../config.js";
 import { LocksClosedError, LockTimeoutError } from "../errors.js";
 import { type Attempt, attemptWithin } from "./attempt.js";
+import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
 import type { Handle } from "./handle.js";
 import type { ReadsFailure } from "./reads.js";
 import { Gate, sleep, type Waiter } from "./waiters.js";

@@ -1,4 +1,3 @@
-import type { LockBackend, ReleaseReply, WriteFn } from "../backend.js";
 import {
   InvalidOptionError,
   LockLostError,
@@ -8,6 +7,7 @@ import {
 } from "../errors.js";
 import type { LockEvent } from "../events.js";
 import type { LockHandle, ReleasedAfter, ReleaseResult } from "../types.js";
+import type { LockBackend, ReleaseReply, WriteFn } from "./backend.js";
 import type { Clock } from "./clock.js";
 
 /** What a handle needs from the Locks that made it. */

@@ -1,4 +1,4 @@
-import type { LockBackend, ReleaseReply } from "../backend.js";
+import type { LockBackend, ReleaseReply } from "./backend.js";
 import { type Clock, OneTimer } from "./clock.js";
 
 /** What a late release needs from its handle. */

@@ -1,4 +1,3 @@
-import type { LockBackend, ReadsFn } from "../backend.js";
 import type { Config } from "../config.js";
 import { InvalidOptionError, LockLostError, LocksClosedError } from "../errors.js";
 import { parseMatch } from "../match.js";
@@ -14,6 +13,7 @@ import {
   type Request,
   type Waited,
 } from "./acquire-loop.js";
+import type { LockBackend, ReadsFn } from "./backend.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { LateReleases } from "./late-release.js";
 import { guardReads, type ReadsFailure } from "./reads.js";

@@ -1,5 +1,5 @@
-import type { ReadsFn } from "../backend.js";
 import { InvalidOptionError } from "../errors.js";
+import type { ReadsFn } from "./backend.js";
 
 /** Where a guarded reads function records that it failed before sending anything. */
 export interface ReadsFailure {

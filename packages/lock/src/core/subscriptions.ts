@@ -1,4 +1,4 @@
-import type { LockBackend, ReleaseSubscriber } from "../backend.js";
+import type { LockBackend, ReleaseSubscriber } from "./backend.js";
 
 /**
  * Reference-counted subscriptions over the one shared subscriber (made on first use). Counting matters:

@@ -1,4 +1,4 @@
-import type { LockBackend } from "../backend.js";
+import type { LockBackend } from "./backend.js";
 import { type Clock, OneTimer } from "./clock.js";
 import type { Handle } from "./handle.js";
 

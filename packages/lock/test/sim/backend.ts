@@ -6,8 +6,8 @@ import type {
   ReleaseReply,
   ReleaseSubscriber,
   WriteFn,
-} from "../../src/backend.js";
-import type { RedisClient } from "../../src/scripts/index.js";
+} from "../../src/core/backend.js";
+import type { RedisClient } from "../../src/redis/scripts/index.js";
 import type { ModelRedis } from "./model.js";
 import type { SimProcess, World } from "./world.js";
 

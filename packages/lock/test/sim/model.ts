@@ -31,7 +31,8 @@ export class ModelRedis {
 
   private get(key: string): Entry | undefined {
     const e = this.data.get(key);
-    if (e && e.expiresAt <= this.now()) {
+    // Redis keeps a key alive up to and including its expiry ms (keyIsExpired: `now > when`).
+    if (e && e.expiresAt < this.now()) {
       this.data.delete(key);
       return undefined;
     }
@@ -172,7 +173,8 @@ export class ModelRedis {
         }
       }
     }
-    const h = this.hash(key);
+    // The script touches the guarded hash here only through HGET of each field read (none: no WRONGTYPE).
+    const h = read.length > 0 ? this.hash(key) : undefined;
     return [state, ...read.map((f) => h?.get(f) ?? null)];
   }
 
@@ -196,5 +198,31 @@ export class ModelRedis {
   }
   keys(): string[] {
     return [...this.data.keys()].filter((k) => this.get(k) !== undefined);
+  }
+  /** SET key value (no TTL): corrupts a key's type, as a foreign writer could. */
+  setString(key: string, value: string): void {
+    this.data.set(key, { value: { kind: "string", value }, expiresAt: Number.POSITIVE_INFINITY });
+  }
+  /** PEXPIRE key ms (ms > 0): 1 when the key exists. */
+  pexpireKey(key: string, ms: number): number {
+    if (!this.get(key)) return 0;
+    this.pexpire(key, ms);
+    return 1;
+  }
+  del(key: string): number {
+    return this.get(key) && this.data.delete(key) ? 1 : 0;
+  }
+  /** TYPE, PTTL and the value of a key, as the differential test reads them from Redis. */
+  snapshot(key: string): { type: "none" | "hash" | "string"; pttl: number; value: unknown } {
+    const e = this.get(key);
+    if (!e) return { type: "none", pttl: -2, value: null };
+    const value = e.value.kind === "hash" ? Object.fromEntries(e.value.fields) : e.value.value;
+    return { type: e.value.kind, pttl: this.pttl(key), value };
+  }
+  /** Absolute expiry (virtual ms) of every live key that has one. */
+  expiries(): number[] {
+    return this.keys()
+      .map((k) => this.data.get(k)!.expiresAt)
+      .filter((t) => t !== Number.POSITIVE_INFINITY);
   }
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { createLocksWithBackend } from "../../src/core/create.js";
 import { LocksClosedError } from "../../src/errors.js";
-import { createLocksWithBackend } from "../../src/locks.js";
 import type { LockHandle, Locks } from "../../src/types.js";
 import {
   createSimBackend,
@@ -18,6 +18,8 @@ export interface SimOptions {
   tasks?: number;
   /** Virtual ms the run may take before anything still pending counts as a hang. */
   horizonMs?: number;
+  /** Keep the whole trace (a replay), not just its last few thousand lines. */
+  fullTrace?: boolean;
 }
 
 export interface SimResult {
@@ -64,7 +66,7 @@ interface Proc {
 
 /** Runs one seed; never throws: a broken invariant is the result. */
 export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimResult> {
-  const world = new World(seed);
+  const world = new World(seed, opts.fullTrace);
   const rng = world.rng;
   // Each run draws its own weather: some calm, some stormy.
   const stormy = rng.chance(0.5);
@@ -427,6 +429,12 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   } finally {
     process.off("unhandledRejection", unhandled);
     for (const p of procs) if (!p.closed) await p.locks.close();
+    // Node 20's AsyncLocalStorage visits every enabled instance on every promise created, and an instance stays
+    // enabled until disable(): without this, each seed's stores (ours and each Locks' scope, which close()
+    // leaves enabled) would slow every later seed down, 500 seeds taking minutes instead of seconds.
+    sectionScope.disable();
+    for (const p of procs)
+      (p.locks as unknown as { scope?: { als?: AsyncLocalStorage<unknown> } }).scope?.als?.disable();
   }
   stats.sold = sold;
   redis = new ModelRedis(() => world.now);

@@ -26,13 +26,17 @@ export class World {
   stopped = false;
   private seq = 0;
 
-  constructor(readonly seed: number) {
+  constructor(
+    readonly seed: number,
+    /** Keep every line (a replay); otherwise only the last few thousand are kept. */
+    private readonly fullTrace = false,
+  ) {
     this.rng = new Rng(seed);
   }
 
   log(line: string): void {
     this.trace.push(`${this.now.toFixed(1).padStart(8)} ${line}`);
-    if (this.trace.length > 4000) this.trace.splice(0, 1000);
+    if (!this.fullTrace && this.trace.length > 4000) this.trace.splice(0, 1000);
   }
 
   at(at: number, fn: () => void, proc: SimProcess | null = null): Event {

@@ -1,5 +1,5 @@
-import { InvalidOptionError } from "./errors.js";
-import { parseMatch } from "./match.js";
+import { InvalidOptionError } from "../errors.js";
+import { parseMatch } from "../match.js";
 
 /** The NOTIFY channel a release that frees a lock signals on; the payload is the resource name. */
 export const PG_CHANNEL = "lockyard_released";

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from "ioredis";
-import type { ReleaseSubscriber } from "./backend.js";
-import { releaseChannel, resourceOfChannel } from "./resource.js";
+import type { ReleaseSubscriber } from "../core/backend.js";
+import { releaseChannel, resourceOfChannel } from "../resource.js";
 import type { RedisClient } from "./scripts/index.js";
 
 /**

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Writable } from "node:stream";
 import type { Redis } from "ioredis";
-import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "./backend.js";
-import type { Batched } from "./redis-batch.js";
-import { fenceKeyOf } from "./resource.js";
+import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "../core/backend.js";
+import { fenceKeyOf } from "../resource.js";
+import type { Batched } from "./batch.js";
 import { acquire } from "./scripts/acquire.js";
 import type { RedisClient, ScriptCommands } from "./scripts/index.js";
 

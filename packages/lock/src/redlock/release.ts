@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { redlockRelease } from "./redlock-scripts.js";
-import { callScript } from "./redlock-send.js";
+import { redlockRelease } from "./scripts.js";
+import { callScript } from "./send.js";
 
 export type NodeReleaseReply = [number, number];
 

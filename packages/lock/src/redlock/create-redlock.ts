@@ -1,10 +1,10 @@
 import type { Redis } from "ioredis";
-import { parseConfig } from "./config.js";
-import { LocksCore } from "./core/locks-core.js";
-import { InvalidOptionError } from "./errors.js";
-import { checkMs, checkNoKeyPrefix } from "./options.js";
-import { createRedlockBackend } from "./redlock-backend.js";
-import type { CommonLocksOptions, Locks } from "./types.js";
+import { parseConfig } from "../config.js";
+import { LocksCore } from "../core/locks-core.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkMs, checkNoKeyPrefix } from "../options.js";
+import type { CommonLocksOptions, Locks } from "../types.js";
+import { createRedlockBackend } from "./backend.js";
 
 export interface RedlockOptions extends CommonLocksOptions {
   /**

@@ -1,5 +1,5 @@
-import type { LockKeys, ReadsFn } from "./backend.js";
-import { InvalidOptionError } from "./errors.js";
+import type { LockKeys, ReadsFn } from "../core/backend.js";
+import { InvalidOptionError } from "../errors.js";
 import { type RedisClient, withScripts } from "./scripts/index.js";
 
 export type FencedWriteResult =

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
-import { parseMatch } from "./match.js";
-import { WAITERS_FIELD } from "./options.js";
-import { fenceKeyOf, resourceOfKey } from "./resource.js";
-import type { LockInfo } from "./types.js";
+import { parseMatch } from "../match.js";
+import { WAITERS_FIELD } from "../options.js";
+import { fenceKeyOf, resourceOfKey } from "../resource.js";
+import type { LockInfo } from "../types.js";
 
 /**
  * SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence for every key.

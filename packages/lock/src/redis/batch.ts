@@ -1,5 +1,5 @@
 import { ReplyError } from "ioredis";
-import type { AcquireReply, ReleaseReply } from "./backend.js";
+import type { AcquireReply, ReleaseReply } from "../core/backend.js";
 import type { ScriptCommands } from "./scripts/index.js";
 import { keySlot } from "./slot.js";
 import { BATCH_CAP, chunks, type Pending, tickBatcher } from "./tick-batch.js";

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import type { ReleaseSubscriber } from "./backend.js";
-import { releaseChannel, resourceOfChannel } from "./resource.js";
+import type { ReleaseSubscriber } from "../core/backend.js";
+import { releaseChannel, resourceOfChannel } from "../resource.js";
 
 // Each node publishes the same release; copies of one owner's release arrive within a few ms of each other.
 const DUPLICATE_WINDOW_MS = 250;

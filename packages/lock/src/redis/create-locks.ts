@@ -1,12 +1,11 @@
 import type { Cluster, Redis } from "ioredis";
-import type { LockBackend } from "./backend.js";
-import { parseConfig, type Runtime } from "./config.js";
-import { LocksCore } from "./core/locks-core.js";
-import { InvalidOptionError } from "./errors.js";
-import { checkNoKeyPrefix } from "./options.js";
-import { createRedisBackend } from "./redis-backend.js";
+import { parseConfig } from "../config.js";
+import { LocksCore } from "../core/locks-core.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkNoKeyPrefix } from "../options.js";
+import type { CommonLocksOptions, Locks } from "../types.js";
+import { createRedisBackend } from "./backend.js";
 import { type ReplicaAckOptions, withReplicaAck } from "./replica-ack.js";
-import type { CommonLocksOptions, Locks } from "./types.js";
 
 export interface LocksOptions extends CommonLocksOptions, ReplicaAckOptions {
   /** An ioredis client or Cluster. It stays yours: close() does not disconnect it. */
@@ -25,14 +24,4 @@ export function createLocks(options: LocksOptions): Locks {
   const cfg = parseConfig(options);
   const backend = withReplicaAck(createRedisBackend(options.redis, cfg.prefix), options.redis, options);
   return new LocksCore(backend, cfg);
-}
-
-/** The same Locks over another store (Redlock, PostgreSQL…): for backend authors. */
-export function createLocksWithBackend(
-  backend: LockBackend,
-  options: CommonLocksOptions = {},
-  /** Time and randomness; the deterministic simulation passes virtual ones. */
-  runtime?: Runtime,
-): Locks {
-  return new LocksCore(backend, parseConfig(options, runtime));
 }

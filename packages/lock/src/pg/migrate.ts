@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
-import { InvalidOptionError } from "./errors.js";
-import { type PgTable, pgSchema, pgTable } from "./pg-sql.js";
+import { InvalidOptionError } from "../errors.js";
+import { type PgTable, pgSchema, pgTable } from "./sql.js";
 
 export interface PgMigrateOptions {
   /** `table` or `schema.table`. Default "lockyard_locks". */

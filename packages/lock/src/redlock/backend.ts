@@ -1,15 +1,15 @@
 import type { Redis } from "ioredis";
-import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "./backend.js";
-import { QuorumError } from "./errors.js";
-import { listRedlock } from "./redlock-list.js";
-import { NodeReleases } from "./redlock-release.js";
-import { tallyRenewals } from "./redlock-renew.js";
-import { redlockAcquire } from "./redlock-scripts.js";
-import { callScript } from "./redlock-send.js";
-import { firstError, settleAll } from "./redlock-settle.js";
-import { createRedlockSubscriber } from "./redlock-subscriber.js";
-import { releaseChannel } from "./resource.js";
-import { withScripts } from "./scripts/index.js";
+import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "../core/backend.js";
+import { QuorumError } from "../errors.js";
+import { withScripts } from "../redis/scripts/index.js";
+import { releaseChannel } from "../resource.js";
+import { listRedlock } from "./list.js";
+import { NodeReleases } from "./release.js";
+import { tallyRenewals } from "./renew.js";
+import { redlockAcquire } from "./scripts.js";
+import { callScript } from "./send.js";
+import { firstError, settleAll } from "./settle.js";
+import { createRedlockSubscriber } from "./subscriber.js";
 
 export interface RedlockSettings {
   clients: readonly Redis[];

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
-import { QuorumError } from "./errors.js";
-import { listRedis } from "./redis-list.js";
-import { firstError, settleAll } from "./redlock-settle.js";
-import type { LockInfo } from "./types.js";
+import { QuorumError } from "../errors.js";
+import { listRedis } from "../redis/list.js";
+import type { LockInfo } from "../types.js";
+import { firstError, settleAll } from "./settle.js";
 
 const LIST_TIMEOUT_MS = 5_000;
 

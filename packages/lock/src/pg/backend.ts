@@ -1,10 +1,10 @@
 import type { Pool } from "pg";
-import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "./backend.js";
-import { parseMatch } from "./match.js";
-import { createPgListener } from "./pg-listener.js";
-import { globToLike, type PgTable, pgStatements } from "./pg-sql.js";
-import { lockKey, resourceOfKey } from "./resource.js";
-import type { LockInfo } from "./types.js";
+import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "../core/backend.js";
+import { parseMatch } from "../match.js";
+import { lockKey, resourceOfKey } from "../resource.js";
+import type { LockInfo } from "../types.js";
+import { createPgListener } from "./listener.js";
+import { globToLike, type PgTable, pgStatements } from "./sql.js";
 
 interface AcquireRow {
   ok: boolean;

@@ -1,13 +1,13 @@
 import type { Cluster, Redis } from "ioredis";
-import type { LockBackend, RenewItem } from "./backend.js";
+import type { LockBackend, RenewItem } from "../core/backend.js";
+import { fenceKey, releaseChannel } from "../resource.js";
+import { batchedScripts } from "./batch.js";
 import { isConnectionError } from "./connection-error.js";
-import { batchedScripts } from "./redis-batch.js";
-import { listRedis } from "./redis-list.js";
-import { acquireThenRead, writeThenRelease } from "./redis-reads.js";
-import { createRedisSubscriber } from "./redis-subscriber.js";
-import { fenceKey, releaseChannel } from "./resource.js";
+import { listRedis } from "./list.js";
+import { acquireThenRead, writeThenRelease } from "./reads.js";
 import { type RedisClient, type ScriptCommands, withScripts } from "./scripts/index.js";
 import { keySlot } from "./slot.js";
+import { createRedisSubscriber } from "./subscriber.js";
 import { chunks } from "./tick-batch.js";
 
 /** Most locks one renewMany call carries: a larger call would block Redis for milliseconds. */

@@ -1,6 +1,6 @@
 import type { Notification, Pool, PoolClient } from "pg";
-import type { ReleaseSubscriber } from "./backend.js";
-import { PG_CHANNEL } from "./pg-sql.js";
+import type { ReleaseSubscriber } from "../core/backend.js";
+import { PG_CHANNEL } from "./sql.js";
 
 const RECONNECT_MS = 500;
 

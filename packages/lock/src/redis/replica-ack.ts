@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
-import type { LockBackend } from "./backend.js";
-import { InvalidOptionError, QuorumError } from "./errors.js";
-import { checkCount, checkMs } from "./options.js";
+import type { LockBackend } from "../core/backend.js";
+import { InvalidOptionError, QuorumError } from "../errors.js";
+import { checkCount, checkMs } from "../options.js";
 
 export interface ReplicaAckOptions {
   /**
