@@ -51,8 +51,8 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
       return listRedis(nodes, prefix, match, count, limit);
     },
-    createSubscriber(onRelease) {
-      return createRedisSubscriber(redis, sharded, prefix, onRelease);
+    createSubscriber(onRelease, onResubscribed) {
+      return createRedisSubscriber(redis, sharded, prefix, onRelease, onResubscribed);
     },
     async close() {},
   };

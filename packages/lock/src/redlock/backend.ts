@@ -145,8 +145,8 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
       return listRedlock(s.clients, quorum, s.prefix, match, count, limit);
     },
 
-    createSubscriber(onRelease) {
-      return createRedlockSubscriber(s.clients, quorum, s.prefix, onRelease);
+    createSubscriber(onRelease, onResubscribed) {
+      return createRedlockSubscriber(s.clients, quorum, s.prefix, onRelease, onResubscribed);
     },
 
     async close() {

@@ -18,6 +18,7 @@ export function createRedlockSubscriber(
   quorum: number,
   prefix: string,
   onRelease: (resource: string) => void,
+  onResubscribed: () => void = () => {},
 ): ReleaseSubscriber {
   let conns: Redis[] | undefined;
   const last = new Map<string, { owner: string; at: number }>();
@@ -38,6 +39,12 @@ export function createRedlockSubscriber(
       const s = c.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: null });
       s.on("error", () => {});
       s.on("message", onMessage);
+      // A release published on this node while its subscriber was away was missed: waiting heads look again.
+      let readyBefore = false;
+      s.on("ready", () => {
+        if (readyBefore) onResubscribed();
+        readyBefore = true;
+      });
       return s;
     });
     return conns;

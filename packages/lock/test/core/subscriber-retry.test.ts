@@ -76,11 +76,7 @@ describe("the subscriber of a fail-fast client (defect 8)", () => {
     redis.disconnect();
   });
 
-  // SKIPPED, remaining bug on core (78e7be5): src/redis-backend.ts createSubscriber(onRelease) drops the
-  // second argument, so createRedisSubscriber's onResubscribed stays the no-op default and nothing wakes the
-  // waiters when the subscriber comes back: the waiter sleeps until its fallback timer (~10 s here). Passing
-  // onResubscribed through (one line) makes this test pass. (redlock-backend.ts drops it the same way.)
-  it.skip("after the subscriber reconnects, a waiter looks again: a release published while it was away is not lost", async () => {
+  it("after the subscriber reconnects, a waiter looks again: a release published while it was away is not lost", async () => {
     const redis = await failFastClient();
     const { locks: holderLocks } = makeLocks(holderRedis);
     const { locks } = makeLocks(redis, { retry: { maxMs: 10_000 } });

@@ -10,6 +10,7 @@ import {
   type SimSubscriber,
 } from "./backend.js";
 import { ModelRedis } from "./model.js";
+import { Rng } from "./rng.js";
 import { SimProcess, World } from "./world.js";
 
 /** Settings of one simulated run. */
@@ -123,6 +124,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     }
   };
   const sections = new Set<Section>();
+  /** Handles whose key Redis lost under them (the expire fault): they may believe they hold it until they
+   * look; only withLock's "protected throughout" check still applies to them. */
+  const tainted = new Set<LockHandle>();
   const sectionScope = new AsyncLocalStorage<Section>();
   const pending = new Set<PendingAcquire>();
   const freeSince = new Map<string, number>();
@@ -145,7 +149,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     const byResource = new Map<string, Set<string>>();
     for (const p of procs) {
       for (const h of p.handles) {
-        if (!h.isHeld()) continue;
+        if (!h.isHeld() || tainted.has(h)) continue;
         const owners = byResource.get(h.resource) ?? new Set();
         owners.add(h.owner);
         byResource.set(h.resource, owners);
@@ -164,7 +168,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     // Critical sections of one resource overlap only when both began inside one still-running scope (a holder's
     // own concurrent children, the documented choice); detached work started after its scope ended never does.
     // A section whose lock was lost (and signalled) no longer counts as protected.
-    const active = [...sections].filter((s) => s.active && s.handle.isHeld());
+    const active = [...sections].filter((s) => s.active && s.handle.isHeld() && !tainted.has(s.handle));
     for (let i = 0; i < active.length; i++) {
       for (let j = i + 1; j < active.length; j++) {
         const a = active[i]!;
@@ -401,6 +405,19 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         p.sim.pause(ms);
         p.pausedTotal += ms;
       }
+    });
+  }
+  // A lock key lost early (evicted, deleted by hand, a failover that lost the write). Drawn from a stream of
+  // its own so that every seed without this fault runs exactly as before it existed.
+  const lossRng = new Rng((seed * 7919 + 17) >>> 0);
+  if (lossRng.chance(0.3)) {
+    const r = lossRng.pick([...RESOURCES, STOCK_LOCK]);
+    world.at(lossRng.int(0, 2_500), () => {
+      const key = `lock:{${r}}`;
+      if (redis.owners(key).length === 0) return;
+      world.log(`lock key of ${r} lost (held by ${redis.owners(key).join(", ")})`);
+      for (const p of procs) for (const h of p.handles) if (h.key === key) tainted.add(h);
+      redis.del(key);
     });
   }
   if (rng.chance(0.25)) {

@@ -9,6 +9,8 @@ const FIRST = Number(process.env.SIM_SEED ?? 1);
 const TRACE = process.env.SIM_TRACE === "1";
 /** Keep going after a failing seed; every failing seed is listed at the end. */
 const ALL = process.env.SIM_ALL === "1";
+/** Violations matching this regex are counted but do not stop or fail the run (a known, reported bug). */
+const IGNORE = process.env.SIM_IGNORE ? new RegExp(process.env.SIM_IGNORE) : undefined;
 /** Appends a progress line every 1000 seeds (long runs). */
 const PROGRESS = process.env.SIM_PROGRESS_FILE;
 
@@ -28,6 +30,7 @@ describe("deterministic simulation of the lock", () => {
       let acquired = 0;
       const failed: SimResult[] = [];
       let failures = 0;
+      let ignored = 0;
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
@@ -35,7 +38,10 @@ describe("deterministic simulation of the lock", () => {
         events += r.stats.events;
         acquired += r.stats.acquired;
         if (TRACE && SEEDS === 1 && r.ok) console.log(`seed ${seed} (ok):\n${r.trace.join("\n")}`);
-        if (!r.ok) {
+        if (!r.ok && IGNORE?.test(r.violation!)) {
+          ignored++;
+          if (PROGRESS) appendFileSync(PROGRESS, `ignored seed ${seed}: ${r.violation}\n`);
+        } else if (!r.ok) {
           if (failed.length < 50) failed.push(r);
           failures++;
           const kind = kindOf(r.violation!);
@@ -62,7 +68,9 @@ describe("deterministic simulation of the lock", () => {
         expect.fail(
           `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
         );
-      console.log(`sim: ${SEEDS} seeds, ${events} steps, ${acquired} acquisitions, ${secs} s`);
+      console.log(
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${secs} s`,
+      );
     },
     Math.max(600_000, SEEDS * 2_000),
   );

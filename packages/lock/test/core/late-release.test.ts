@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocks, type LockEvent } from "../src/index.js";
-import { sleep, uniq } from "./helpers.js";
-import { failFast, type RedisServer, ready, startRedis } from "./redlock-helpers.js";
+import { createLocks, type LockEvent } from "../../src/index.js";
+import { sleep, uniq } from "../helpers.js";
+import { failFast, type RedisServer, ready, startRedis } from "../redlock-helpers.js";
 
 // The key must survive a kill + restart on the same port, as it would on a production Redis with AOF.
 let server: RedisServer;

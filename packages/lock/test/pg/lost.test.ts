@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LockLostError } from "../src/index.js";
-import { sleep, uniq } from "./helpers.js";
-import { makePgLocks, pgPool, row, TABLE } from "./pg-helpers.js";
+import { LockLostError } from "../../src/index.js";
+import { sleep, uniq } from "../helpers.js";
+import { makePgLocks, pgPool, row, TABLE } from "../pg-helpers.js";
 
 let pool: pg.Pool;
 beforeAll(async () => {

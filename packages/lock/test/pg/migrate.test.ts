@@ -3,10 +3,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { InvalidOptionError, InvalidResourceError } from "../src/index.js";
-import { createPgLocks, migratePgLocks, pgLocksSchema } from "../src/pg.js";
-import { uniq } from "./helpers.js";
-import { makePgLocks, pgPool } from "./pg-helpers.js";
+import { InvalidOptionError, InvalidResourceError } from "../../src/index.js";
+import { createPgLocks, migratePgLocks, pgLocksSchema } from "../../src/pg.js";
+import { uniq } from "../helpers.js";
+import { makePgLocks, pgPool } from "../pg-helpers.js";
 
 let pool: pg.Pool;
 beforeAll(async () => {
@@ -93,22 +93,32 @@ describe("PostgreSQL backend: migration, options, packaging", () => {
     await locks.close();
   });
 
-  it("the Redis entry point never loads pg: only the pg* files import it", () => {
-    const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../src");
-    const seen = new Set<string>();
-    const walk = (file: string) => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const text = readFileSync(file, "utf8");
-      for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gm)) {
-        const spec = m[3]!;
-        if (m[2]) continue;
-        if (spec.startsWith(".")) walk(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")));
-        else expect(spec, `${file} loads ${spec}`).not.toMatch(/^pg(\/|$)/);
-      }
+  it("each entry loads only its own store client: the main entry never pg, the pg entry never ioredis", () => {
+    const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
+    /** The files an entry loads at run time (type-only imports are erased) and the packages they import. */
+    const load = (entry: string) => {
+      const seen = new Set<string>();
+      const packages = new Set<string>();
+      const walk = (file: string) => {
+        if (seen.has(file)) return;
+        seen.add(file);
+        const text = readFileSync(file, "utf8");
+        for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+"([^"]+)"/gm)) {
+          const spec = m[3]!;
+          if (m[2]) continue;
+          if (spec.startsWith(".")) walk(path.resolve(path.dirname(file), spec.replace(/\.js$/, ".ts")));
+          else packages.add(spec);
+        }
+      };
+      walk(path.join(src, entry));
+      return { files: [...seen].map((f) => path.relative(src, f)), packages: [...packages] };
     };
-    walk(path.join(src, "index.ts"));
-    expect([...seen].some((f) => path.basename(f).startsWith("pg"))).toBe(false);
-    expect(seen.has(path.join(src, "locks.ts"))).toBe(true);
+    const main = load("index.ts");
+    expect(main.files.filter((f) => f.startsWith(`pg${path.sep}`) || f === "pg.ts")).toEqual([]);
+    expect(main.packages.filter((p) => /^pg(\/|$)/.test(p))).toEqual([]);
+    expect(main.files).toContain(path.join("redis", "create-locks.ts"));
+    const pgEntry = load("pg.ts");
+    expect(pgEntry.packages.filter((p) => p.startsWith("ioredis"))).toEqual([]);
+    expect(pgEntry.files.filter((f) => /^(redis|redlock)\//.test(f))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createRedlock, LockLostError, type Locks, LockTimeoutError, QuorumError } from "../src/index.js";
-import { sleep, uniq } from "./helpers.js";
-import { lockKeysOn, type Nodes, startNodes } from "./redlock-helpers.js";
+import { createRedlock, LockLostError, type Locks, LockTimeoutError, QuorumError } from "../../src/index.js";
+import { sleep, uniq } from "../helpers.js";
+import { lockKeysOn, type Nodes, startNodes } from "../redlock-helpers.js";
 
 describe.each([3, 5])("Redlock over %i nodes", (n) => {
   const quorum = Math.floor(n / 2) + 1;

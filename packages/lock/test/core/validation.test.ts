@@ -13,8 +13,8 @@ import {
   LocksClosedError,
   LockTimeoutError,
   QuorumError,
-} from "../src/index.js";
-import { connect, uniq } from "./helpers.js";
+} from "../../src/index.js";
+import { connect, uniq } from "../helpers.js";
 
 // A client that never connects: if any call reached it, its status would leave "wait".
 const idle = new Redis({ lazyConnect: true, port: 1, enableOfflineQueue: false });

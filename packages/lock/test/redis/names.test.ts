@@ -9,12 +9,12 @@ import {
   type LocksOptions,
   lockKey,
   releaseChannel,
-} from "../src/index.js";
-import { keySlot } from "../src/redis/slot.js";
-import { decodeResource, encodeResource, resourceOfChannel, resourceOfKey } from "../src/resource.js";
-import { connect, sleep } from "./helpers.js";
-import { NAMES } from "./names.js";
-import { type Nodes, startNodes } from "./redlock-helpers.js";
+} from "../../src/index.js";
+import { keySlot } from "../../src/redis/slot.js";
+import { decodeResource, encodeResource, resourceOfChannel, resourceOfKey } from "../../src/resource.js";
+import { connect, sleep } from "../helpers.js";
+import { NAMES } from "../names.js";
+import { type Nodes, startNodes } from "../redlock-helpers.js";
 
 let redis: Redis;
 const open: Locks[] = [];

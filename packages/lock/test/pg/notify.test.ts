@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PG_CHANNEL } from "../src/pg.js";
-import { sleep, uniq } from "./helpers.js";
-import { makePgLocks, pgPool } from "./pg-helpers.js";
+import { PG_CHANNEL } from "../../src/pg.js";
+import { sleep, uniq } from "../helpers.js";
+import { makePgLocks, pgPool } from "../pg-helpers.js";
 
 let pool: pg.Pool;
 let spy: pg.Client;

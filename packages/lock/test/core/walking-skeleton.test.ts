@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocks, type Locks, releaseChannel } from "../src/index.js";
-import type { ScriptCommands } from "../src/redis/scripts/index.js";
-import { assertNoOverlap, connect, type Hold, sleep, uniq } from "./helpers.js";
+import { createLocks, type Locks, releaseChannel } from "../../src/index.js";
+import type { ScriptCommands } from "../../src/redis/scripts/index.js";
+import { assertNoOverlap, connect, type Hold, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
 let locks: Locks;

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LockReleasedError, LocksClosedError, LockTimeoutError } from "../src/index.js";
-import { connect, makeLocks, sleep, uniq } from "./helpers.js";
+import { LockReleasedError, LocksClosedError, LockTimeoutError } from "../../src/index.js";
+import { connect, makeLocks, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
 beforeAll(() => {

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniq } from "./helpers.js";
-import { makePgLocks, pgPool, row } from "./pg-helpers.js";
+import { uniq } from "../helpers.js";
+import { makePgLocks, pgPool, row } from "../pg-helpers.js";
 
 let pool: pg.Pool;
 beforeAll(async () => {

@@ -2,9 +2,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
 import { startPostgres } from "../../../scripts/lib/postgres.mjs";
-import { LockLostError, LockTimeoutError } from "../src/index.js";
-import { createPgLocks, migratePgLocks } from "../src/pg.js";
-import { sleep, uniq } from "./helpers.js";
+import { LockLostError, LockTimeoutError } from "../../src/index.js";
+import { createPgLocks, migratePgLocks } from "../../src/pg.js";
+import { sleep, uniq } from "../helpers.js";
 
 // A server of its own: this file kills it.
 let server: { url: string; kill(signal?: string): Promise<void>; stop(): Promise<void> };

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { scripts } from "../src/backend.js";
-import { createLocks, fencedWrite, type LockHandle, type Locks } from "../src/index.js";
-import { createRedisBackend, RENEW_CAP } from "../src/redis/backend.js";
-import { BATCH_CAP } from "../src/redis/tick-batch.js";
-import { commandStats, connect, uniq } from "./helpers.js";
+import { scripts } from "../../src/backend.js";
+import { createLocks, fencedWrite, type LockHandle, type Locks } from "../../src/index.js";
+import { createRedisBackend, RENEW_CAP } from "../../src/redis/backend.js";
+import { BATCH_CAP } from "../../src/redis/tick-batch.js";
+import { commandStats, connect, uniq } from "../helpers.js";
 
 let redis: Redis;
 let admin: Redis;

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedlock, type Locks } from "../src/index.js";
-import { assertNoOverlap, type Hold, sleep, uniq } from "./helpers.js";
-import { type Nodes, nodeClient, ready, startNodes } from "./redlock-helpers.js";
+import { createRedlock, type Locks } from "../../src/index.js";
+import { assertNoOverlap, type Hold, sleep, uniq } from "../helpers.js";
+import { type Nodes, nodeClient, ready, startNodes } from "../redlock-helpers.js";
 
 const INSTANCES = 4;
 

@@ -1,7 +1,7 @@
 import { createHook } from "node:async_hooks";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandStats, connect, makeLocks, sleep, uniq } from "./helpers.js";
+import { commandStats, connect, makeLocks, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
 beforeAll(() => {

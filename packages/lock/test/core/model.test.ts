@@ -7,8 +7,8 @@ import {
   type Locks,
   LockTimeoutError,
   type ReleaseResult,
-} from "../src/index.js";
-import { assertNoOverlap, connect, type Hold, sleep, uniq } from "./helpers.js";
+} from "../../src/index.js";
+import { assertNoOverlap, connect, type Hold, sleep, uniq } from "../helpers.js";
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 200);
 const CLIENTS = 3;

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { sleep, uniq } from "./helpers.js";
-import { makePgLocks, pgPool, row, TABLE } from "./pg-helpers.js";
+import { sleep, uniq } from "../helpers.js";
+import { makePgLocks, pgPool, row, TABLE } from "../pg-helpers.js";
 
 let pool: pg.Pool;
 beforeAll(async () => {

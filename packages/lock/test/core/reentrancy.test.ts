@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocks, type Locks } from "../src/index.js";
-import { connect, sleep, uniq } from "./helpers.js";
+import { createLocks, type Locks } from "../../src/index.js";
+import { connect, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
 let locks: Locks;

@@ -10,10 +10,10 @@ import {
   type Locks,
   lockKey,
   releaseChannel,
-} from "../src/index.js";
-import { keySlot } from "../src/redis/slot.js";
-import { assertNoOverlap, type Hold, sleep, uniq } from "./helpers.js";
-import { NAMES } from "./names.js";
+} from "../../src/index.js";
+import { keySlot } from "../../src/redis/slot.js";
+import { assertNoOverlap, type Hold, sleep, uniq } from "../helpers.js";
+import { NAMES } from "../names.js";
 
 interface TestCluster {
   nodes: { host: string; port: number }[];

@@ -6,9 +6,9 @@ import {
   LockLostError,
   type Locks,
   QuorumError,
-} from "../src/index.js";
-import { sleep, uniq } from "./helpers.js";
-import { failFast, lockKeysOn, type Nodes, ready, startNodes } from "./redlock-helpers.js";
+} from "../../src/index.js";
+import { sleep, uniq } from "../helpers.js";
+import { failFast, lockKeysOn, type Nodes, ready, startNodes } from "../redlock-helpers.js";
 
 // Faults that make a node's client refuse commands for a while without the node forgetting anything:
 // CLIENT KILL of one connection (its client reconnects after RECONNECT_MS and refuses commands meanwhile),

@@ -1,8 +1,8 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LockEvent, Locks } from "../src/index.js";
-import { assertNoOverlap, type Hold, sleep, uniq } from "./helpers.js";
-import { makePgLocks, pgPool, row } from "./pg-helpers.js";
+import type { LockEvent, Locks } from "../../src/index.js";
+import { assertNoOverlap, type Hold, sleep, uniq } from "../helpers.js";
+import { makePgLocks, pgPool, row } from "../pg-helpers.js";
 
 const pools: pg.Pool[] = [];
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocks, InvalidOptionError, QuorumError } from "../src/index.js";
-import { uniq } from "./helpers.js";
-import { type RedisServer, startRedis } from "./redlock-helpers.js";
+import { createLocks, InvalidOptionError, QuorumError } from "../../src/index.js";
+import { uniq } from "../helpers.js";
+import { type RedisServer, startRedis } from "../redlock-helpers.js";
 
 let master: RedisServer;
 let replica: RedisServer;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createRedlock, LockLostError, type Locks } from "../src/index.js";
-import { sleep, uniq } from "./helpers.js";
-import { type Nodes, ready, startNodes } from "./redlock-helpers.js";
+import { createRedlock, LockLostError, type Locks } from "../../src/index.js";
+import { sleep, uniq } from "../helpers.js";
+import { type Nodes, ready, startNodes } from "../redlock-helpers.js";
 
 // What packages/lock/README.md ("Redlock › Node restarts") promises: a node restarted without persistence
 // forgets its locks. One restart is harmless while the lock is on every node; a lock held by exactly a

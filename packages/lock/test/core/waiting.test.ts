@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocks, LockTimeoutError } from "../src/index.js";
-import { assertNoOverlap, commandStats, connect, type Hold, makeLocks, sleep, uniq } from "./helpers.js";
+import { createLocks, LockTimeoutError } from "../../src/index.js";
+import { assertNoOverlap, commandStats, connect, type Hold, makeLocks, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
 beforeAll(() => {
