@@ -1,7 +1,9 @@
+import { type Clock, realClock } from "./core/clock.js";
 import { InvalidOptionError } from "./errors.js";
 import type { LockEvent } from "./events.js";
 import { checkMs, checkString } from "./options.js";
 import { defaultInstanceId } from "./owner.js";
+import { checkPrefix, DEFAULT_PREFIX } from "./resource.js";
 import type { CommonLocksOptions } from "./types.js";
 
 export interface Config {
@@ -13,10 +15,22 @@ export interface Config {
   jitterMs: number;
   instanceId: string;
   emit: ((e: LockEvent) => void) | undefined;
+  /** Time and timers: real unless the deterministic simulation passes its own. */
+  clock: Clock;
+  /** Jitter source: Math.random unless the simulation passes a seeded one. */
+  random: () => number;
 }
 
+/** Time and randomness for the core; tests of the core swap both for deterministic ones. */
+export interface Runtime {
+  clock: Clock;
+  random: () => number;
+}
+
+const realRuntime: Runtime = { clock: realClock, random: Math.random };
+
 /** Validates createLocks options once, so the hot path trusts them. */
-export function parseConfig(o: CommonLocksOptions): Config {
+export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntime): Config {
   const retry = o.retry ?? {};
   if (typeof retry !== "object") throw new InvalidOptionError("retry", retry, "an object");
   const onEvent = o.onEvent;
@@ -27,12 +41,7 @@ export function parseConfig(o: CommonLocksOptions): Config {
   const retryMaxMs = checkMs("retry.maxMs", retry.maxMs ?? 500, 1);
   if (retryMinMs > retryMaxMs) throw new InvalidOptionError("retry.minMs", retryMinMs, "at most retry.maxMs");
   return {
-    prefix: checkString(
-      "prefix",
-      o.prefix ?? "lock:",
-      /^[A-Za-z0-9:_.-]{1,64}$/,
-      "1-64 characters of [A-Za-z0-9:_.-]",
-    ),
+    prefix: checkPrefix(o.prefix ?? DEFAULT_PREFIX),
     leaseMs: checkMs("leaseMs", o.leaseMs ?? 30_000, 3),
     waitMs: checkMs("waitMs", o.waitMs ?? 5_000, 0),
     retryMinMs,
@@ -44,6 +53,8 @@ export function parseConfig(o: CommonLocksOptions): Config {
       /^[^\s]{1,128}$/,
       "1-128 non-space characters",
     ),
+    clock: runtime.clock,
+    random: runtime.random,
     emit: onEvent
       ? (e) => {
           try {

@@ -3,12 +3,12 @@ export class LockError extends Error {
   override name = "LockError";
 }
 
-/** A resource name outside 1–200 characters of `[A-Za-z0-9:_.-]`. Raised before any Redis call. */
+/** A resource name that is not a string of 1–512 UTF-8 bytes without control characters. Raised before any Redis call. */
 export class InvalidResourceError extends LockError {
   override name = "InvalidResourceError";
   constructor(readonly resource: unknown) {
     super(
-      `invalid resource name ${JSON.stringify(String(resource)).slice(0, 80)}: use 1-200 characters of [A-Za-z0-9:_.-]`,
+      `invalid resource name ${safeString(resource)}: use a string of 1-512 UTF-8 bytes without control characters`,
     );
   }
 }
@@ -39,7 +39,8 @@ export class LockTimeoutError extends LockError {
 
 /** renew-refused: a renewal answered 0 (key deleted or taken); deadline: no renewal succeeded in time;
  * expired: a lock taken with an explicit `leaseMs` (no watchdog) reached the end of its lease. */
-export type LostReason = "renew-refused" | "deadline" | "expired";
+/** renew-refused: a renewal answered 0; deadline/expired: no renewal in time / a fixed lease ran out; not-owner-at-release: the release found another owner (or none). */
+export type LostReason = "renew-refused" | "deadline" | "expired" | "not-owner-at-release";
 
 /** The lock was lost while held: a renewal answered 0, the key vanished, or the local deadline passed. */
 export class LockLostError extends LockError {

@@ -1,12 +1,5 @@
-export type {
-  AcquireReply,
-  LockBackend,
-  ReadsFn,
-  ReleaseReply,
-  ReleaseSubscriber,
-  RenewItem,
-  WriteFn,
-} from "./backend.js";
+// The public surface: what users of the lock call. Store authors import "@lockyard/lock/backend".
+export type { LockKeys, ReadsFn, WriteFn } from "./core/backend.js";
 export {
   InvalidOptionError,
   InvalidResourceError,
@@ -20,11 +13,17 @@ export {
   QuorumError,
 } from "./errors.js";
 export type { LockEvent, LockEventType } from "./events.js";
-export { type FencedWriteResult, fencedWrite } from "./fenced-write.js";
-export { createLocks, createLocksWithBackend, type LocksOptions } from "./locks.js";
-export { createRedlock, type RedlockOptions } from "./redlock.js";
+export { isConnectionError as isRedisUnavailable } from "./redis/connection-error.js";
+export { createLocks, type LocksOptions } from "./redis/create-locks.js";
+export {
+  type FencedFields,
+  type FencedReadResult,
+  type FencedWriteResult,
+  fencedRead,
+  fencedWrite,
+} from "./redis/fenced.js";
+export { createRedlock, type RedlockOptions } from "./redlock/create-redlock.js";
 export { fenceKey, isValidResource, lockKey, releaseChannel } from "./resource.js";
-export { scripts } from "./scripts/index.js";
 export type {
   AcquireOptions,
   CommonLocksOptions,

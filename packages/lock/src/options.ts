@@ -10,6 +10,14 @@ export function checkMs(option: string, value: unknown, min: number): number {
   return value;
 }
 
+/** A whole count (of items, replicas, locks) in [min, MAX_MS]. */
+export function checkCount(option: string, value: unknown, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_MS) {
+    throw new InvalidOptionError(option, value, `an integer in [${min}, ${MAX_MS}]`);
+  }
+  return value;
+}
+
 /** Marks a lock hash whose holder must PUBLISH on release. Never a valid owner id. */
 export const WAITERS_FIELD = "~waiters";
 
@@ -34,4 +42,20 @@ export function checkSignal(value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
   if (!(value instanceof AbortSignal)) throw new InvalidOptionError("signal", value, "an AbortSignal");
   return value;
+}
+
+/**
+ * ioredis `keyPrefix` is refused: SCAN MATCH and the subscriber's channels do not get it, so `list()` would
+ * miss every lock and waiters would not hear releases. The `prefix` option covers every key and channel.
+ */
+export function checkNoKeyPrefix(option: string, client: unknown): void {
+  const o = (client as { options?: { keyPrefix?: unknown; redisOptions?: { keyPrefix?: unknown } } }).options;
+  const keyPrefix = o?.keyPrefix || o?.redisOptions?.keyPrefix;
+  if (keyPrefix) {
+    throw new InvalidOptionError(
+      `${option}.options.keyPrefix`,
+      String(keyPrefix),
+      'unset: ioredis keyPrefix is not supported; use the Lockyard `prefix` option (e.g. prefix: "app1:")',
+    );
+  }
 }

@@ -1,13 +1,13 @@
 import type { Pool } from "pg";
 import { parseConfig } from "./config.js";
+import { createLocksWithBackend } from "./core/create.js";
 import { InvalidOptionError } from "./errors.js";
-import { createLocksWithBackend } from "./locks.js";
-import { createPgBackend } from "./pg-backend.js";
-import { pgTable } from "./pg-sql.js";
+import { createPgBackend } from "./pg/backend.js";
+import { pgTable } from "./pg/sql.js";
 import type { CommonLocksOptions, Locks } from "./types.js";
 
-export { migratePgLocks, type PgMigrateOptions, pgLocksSchema } from "./pg-migrate.js";
-export { DEFAULT_PG_TABLE, PG_CHANNEL } from "./pg-sql.js";
+export { migratePgLocks, type PgMigrateOptions, pgLocksSchema } from "./pg/migrate.js";
+export { DEFAULT_PG_TABLE, PG_CHANNEL } from "./pg/sql.js";
 
 export interface PgLocksOptions extends CommonLocksOptions {
   /**

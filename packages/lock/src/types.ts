@@ -1,4 +1,4 @@
-import type { ReadsFn, WriteFn } from "./backend.js";
+import type { ReadsFn, WriteFn } from "./core/backend.js";
 import type { LockEvent } from "./events.js";
 
 export type ReleaseResult = "released" | "decremented" | "not-owner";

@@ -1,0 +1,273 @@
+import type { Config } from "../config.js";
+import { LocksClosedError, LockTimeoutError } from "../errors.js";
+import { type Attempt, attemptWithin } from "./attempt.js";
+import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
+import type { Handle } from "./handle.js";
+import type { ReadsFailure } from "./reads.js";
+import { Gate, sleep, type Waiter } from "./waiters.js";
+
+/** Attempts in flight on a resource while nobody of ours queues for it (no allocation), or its Gate. */
+export type GateSlot = number | Gate;
+
+/** What the acquire loop needs from the Locks it runs in. */
+export interface LoopHost {
+  readonly backend: LockBackend;
+  readonly cfg: Config;
+  readonly closed: boolean;
+  readonly gates: Map<string, GateSlot>;
+  /** Subscribes the gate's resource; wakes the head to try again once messages flow. */
+  subscribe(g: Gate, resource: string): void;
+  dropIfIdle(g: Gate, resource: string): void;
+  acquired(q: Request, reply: Granted, waited: Waited): Handle;
+  /** A grant nobody will use (the caller gave up, or close() ran): release it at once. */
+  releaseOrphan(q: Request, reply: Granted): void;
+}
+
+export type Granted = Extract<AcquireReply, [1, ...unknown[]]>;
+
+export interface Lease {
+  leaseMs: number;
+  watchdog: boolean;
+}
+export interface Waited {
+  sentAt: number;
+  start: number;
+  attempts: number;
+}
+
+export interface Request extends Lease {
+  resource: string;
+  key: string;
+  owner: string;
+  waitMs: number;
+  signal: AbortSignal | undefined;
+  reads: ReadsFn | undefined;
+  /** Try Redis first even when local waiters queue: a re-entry must not wait behind its own holder. */
+  bypass: boolean;
+  /** tryAcquire: one attempt, null instead of LockTimeoutError. */
+  once: boolean;
+  /** Set when the guarded `reads` failed before sending (see reads.ts). */
+  readsFailure: ReadsFailure | undefined;
+}
+
+/** Resolves with a handle, or null for a tryAcquire that found the lock held. */
+export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | null> {
+  const start = host.cfg.clock.now();
+  // tryAcquire waits for its one answer (bounded by the client's own timeouts); acquire for at most waitMs.
+  const deadline = q.once || q.waitMs === 0 ? Number.POSITIVE_INFINITY : start + q.waitMs;
+  const cur = host.gates.get(q.resource);
+  if (cur !== undefined && !q.bypass && !q.once && q.waitMs > 0) {
+    const w: Waiter = { wake: null, attemptNow: false };
+    const g = toGate(host, q.resource, cur);
+    g.queue.push(w);
+    host.cfg.emit?.({ type: "contended", resource: q.resource, pttlMs: -1 });
+    return waitInQueue(host, q, {
+      g,
+      w,
+      start,
+      deadline,
+      attempts: 0,
+      pttl: Number.POSITIVE_INFINITY,
+      epoch: -1,
+    });
+  }
+
+  // Fast path: nobody of ours waits on this resource (or this call must not queue).
+  const epoch = enterFast(host, q.resource);
+  const sentAt = host.cfg.clock.now();
+  let a: Attempt;
+  try {
+    a = await attemptWithin(host, q, deadline, false);
+  } catch (err) {
+    leaveFast(host, q.resource, { failed: "error" });
+    throw err;
+  }
+  if (a.outcome === "granted") {
+    leaveFast(host, q.resource, { failed: "no" });
+    return handOver(host, q, a.reply, { sentAt, start, attempts: 1 });
+  }
+  if (a.outcome === "gave-up") {
+    leaveFast(host, q.resource, { failed: "error" });
+    return gaveUp(host, q, start, 1, a.reason);
+  }
+  host.cfg.emit?.({ type: "contended", resource: q.resource, pttlMs: a.pttl });
+  if (host.closed) {
+    leaveFast(host, q.resource, { failed: "held" });
+    throw new LocksClosedError();
+  }
+  if (q.once || q.waitMs === 0) {
+    leaveFast(host, q.resource, { failed: "held" });
+    return timedOut(host, q, start, 1);
+  }
+  const w: Waiter = { wake: null, attemptNow: false };
+  const g = leaveFast(host, q.resource, {
+    failed: "held",
+    queue: w,
+    first: cur === undefined || typeof cur === "number",
+  })!;
+  return waitInQueue(host, q, {
+    g,
+    w,
+    start,
+    deadline,
+    attempts: 1,
+    pttl: a.pttl,
+    epoch,
+    failedJustNow: true,
+  });
+}
+
+interface WaitState {
+  g: Gate;
+  w: Waiter;
+  start: number;
+  deadline: number;
+  attempts: number;
+  pttl: number;
+  /** The gate's release epoch when our last attempt was sent (-1: none). */
+  epoch: number;
+  failedJustNow?: boolean;
+}
+
+async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Handle | null> {
+  const { g, w } = s;
+  const { clock } = host.cfg;
+  let granted = false;
+  try {
+    for (;;) {
+      if (host.closed) throw new LocksClosedError();
+      if (s.failedJustNow && g.queue[0] === w) {
+        // Not awaited: a hung subscribe must not outlast waitMs. When it is ready it wakes the head,
+        // which looks again (a release published before the subscription took effect was missed).
+        if (g.subscription === "none") host.subscribe(g, q.resource);
+        else if (g.epoch !== s.epoch) w.attemptNow = true;
+      }
+      s.failedJustNow = false;
+      const remaining = s.deadline - clock.now();
+      if (remaining <= 0) return timedOut(host, q, s.start, s.attempts);
+      if (w.attemptNow && g.queue[0] === w) {
+        w.attemptNow = false;
+        s.epoch = g.epoch;
+        const more = g.queue.length > 1;
+        const sentAt = clock.now();
+        const a = await attemptWithin(host, q, s.deadline, more);
+        s.attempts++;
+        if (a.outcome === "gave-up") return gaveUp(host, q, s.start, s.attempts, a.reason);
+        if (a.outcome === "granted") {
+          granted = true;
+          // Without the waiters mark the holder's release would not publish, so the next head must knock.
+          g.leave(w, more ? "wait" : "attempt");
+          host.dropIfIdle(g, q.resource);
+          return handOver(host, q, a.reply, { sentAt, start: s.start, attempts: s.attempts });
+        }
+        s.pttl = a.pttl;
+        s.failedJustNow = true;
+        continue;
+      }
+      const head = g.queue[0] === w;
+      const cause = await sleep(
+        clock,
+        w,
+        head ? Math.min(remaining, fallbackMs(host.cfg, s.pttl)) : remaining,
+        q.signal,
+      );
+      if (cause === "timer" && g.queue[0] === w) w.attemptNow = true;
+    }
+  } finally {
+    if (!granted) {
+      g.leave(w, "attempt");
+      host.dropIfIdle(g, q.resource);
+    }
+  }
+}
+
+function toGate(host: LoopHost, resource: string, cur: GateSlot): Gate {
+  if (typeof cur !== "number") return cur;
+  const g = new Gate(cur);
+  host.gates.set(resource, g);
+  return g;
+}
+
+/** Counts a fast-path attempt in flight; returns the gate's epoch (-1 without a gate). */
+function enterFast(host: LoopHost, resource: string): number {
+  const cur = host.gates.get(resource);
+  if (cur === undefined) host.gates.set(resource, 1);
+  else if (typeof cur === "number") host.gates.set(resource, cur + 1);
+  else {
+    cur.inflight++;
+    return cur.epoch;
+  }
+  return -1;
+}
+
+interface FastEnd {
+  /** no: granted (no waiter mark was set); held: refused, so the lock is marked as waited for; error: no answer. */
+  failed: "no" | "held" | "error";
+  /** Queue this waiter; `first` puts it at the head (it came before the queue). */
+  queue?: Waiter;
+  first?: boolean;
+}
+
+/** Ends a fast-path attempt; returns the gate when it queues a waiter. */
+function leaveFast(host: LoopHost, resource: string, end: FastEnd): Gate | undefined {
+  const cur = host.gates.get(resource);
+  if (cur === undefined || typeof cur === "number") {
+    const n = (cur ?? 1) - 1;
+    if (end.queue) {
+      const g = new Gate(n);
+      g.queue.push(end.queue);
+      host.gates.set(resource, g);
+      return g;
+    }
+    if (n <= 0) host.gates.delete(resource);
+    else host.gates.set(resource, n);
+    return undefined;
+  }
+  cur.inflight--;
+  if (end.queue) {
+    if (end.first) cur.queue.unshift(end.queue);
+    else cur.queue.push(end.queue);
+    return cur;
+  }
+  // A grant carried no waiter mark, and an error left none: the queue's head must knock itself.
+  // (A refusal did mark waiters, so the head may keep waiting for the release message.)
+  if (cur.inflight === 0 && end.failed !== "held") cur.wakeHead(true);
+  host.dropIfIdle(cur, resource);
+  return undefined;
+}
+
+/** The caller may have given up, or close() run, while the winning attempt was in flight. */
+function handOver(host: LoopHost, q: Request, r: Granted, waited: Waited): Handle | Promise<never> {
+  if (host.closed) {
+    host.releaseOrphan(q, r);
+    return Promise.reject(new LocksClosedError());
+  }
+  if (q.signal?.aborted) {
+    host.releaseOrphan(q, r);
+    return Promise.reject(q.signal.reason);
+  }
+  return host.acquired(q, r, waited);
+}
+
+function gaveUp(
+  host: LoopHost,
+  q: Request,
+  start: number,
+  attempts: number,
+  reason: "deadline" | "aborted",
+): null {
+  if (reason === "aborted") throw q.signal!.reason;
+  return timedOut(host, q, start, attempts);
+}
+
+function fallbackMs(cfg: Config, pttl: number): number {
+  const base = pttl < 0 ? cfg.retryMaxMs : Math.min(Math.max(pttl, cfg.retryMinMs), cfg.retryMaxMs);
+  return base + cfg.random() * cfg.jitterMs;
+}
+
+function timedOut(host: LoopHost, q: Request, start: number, attempts: number): null {
+  const waitedMs = host.cfg.clock.now() - start;
+  if (q.once) return null;
+  host.cfg.emit?.({ type: "timeout", resource: q.resource, waitedMs, attempts });
+  throw new LockTimeoutError(q.resource, waitedMs, attempts);
+}

@@ -1,0 +1,74 @@
+import type { Granted, LoopHost, Request } from "./acquire-loop.js";
+
+/** One acquire attempt as the loop sees it. */
+export type Attempt =
+  | { outcome: "granted"; reply: Granted }
+  | { outcome: "held"; pttl: number }
+  /** The caller's deadline passed or its signal aborted before the store answered. */
+  | { outcome: "gave-up"; reason: "deadline" | "aborted" };
+
+/**
+ * Sends one attempt and waits for its answer, but never past the caller's deadline or signal: a store that
+ * stalls (CLIENT PAUSE, a dead link without a timeout) must not stretch `waitMs`. An attempt that is granted
+ * after the caller gave up is released at once, so no lock is left held for its lease by nobody.
+ */
+export function attemptWithin(host: LoopHost, q: Request, deadline: number, more: boolean): Promise<Attempt> {
+  const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads);
+  const { clock } = host.cfg;
+  const signal = q.signal;
+  const bounded = deadline !== Number.POSITIVE_INFINITY;
+  if (!bounded && !signal) return sent.then((r) => checked(host, q, r));
+  return new Promise<Attempt>((resolve, reject) => {
+    let settled = false;
+    const finish = () => {
+      settled = true;
+      if (timer !== undefined) clock.clearTimer(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const giveUp = (reason: "deadline" | "aborted") => {
+      if (settled) return;
+      finish();
+      sent.then(
+        (r) => {
+          if (r[0] === 1) host.releaseOrphan(q, r);
+        },
+        () => {},
+      );
+      resolve({ outcome: "gave-up", reason });
+    };
+    const onAbort = () => giveUp("aborted");
+    const timer = bounded
+      ? clock.setTimer(() => giveUp("deadline"), Math.max(0, deadline - clock.now()))
+      : undefined;
+    if (signal?.aborted) return giveUp("aborted");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    sent.then(
+      (r) => {
+        if (settled) return;
+        finish();
+        try {
+          resolve(checked(host, q, r));
+        } catch (err) {
+          reject(err);
+        }
+      },
+      (err: unknown) => {
+        if (settled) return;
+        finish();
+        reject(err);
+      },
+    );
+  });
+}
+
+/** A broken `reads` ends the acquire with its error, and a grant it came with is released. */
+function checked(host: LoopHost, q: Request, r: Granted | [0, number]): Attempt {
+  const error = q.readsFailure?.error;
+  if (error === undefined) return toAttempt(r);
+  if (r[0] === 1) host.releaseOrphan(q, r);
+  throw error;
+}
+
+function toAttempt(r: Granted | [0, number]): Attempt {
+  return r[0] === 1 ? { outcome: "granted", reply: r } : { outcome: "held", pttl: r[1] };
+}

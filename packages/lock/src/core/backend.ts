@@ -1,0 +1,86 @@
+import type { RedisClient } from "../redis/scripts/index.js";
+import type { LockInfo } from "../types.js";
+
+/**
+ * What the shared core (handles, watchdog, waiter FIFO, lost-lock logic) needs from a store.
+ * The single-Redis/Cluster backend lives in redis-backend.ts; Redlock and PostgreSQL implement the same.
+ * Replies are plain tuples so the hot path allocates nothing beyond what the client already made.
+ */
+export interface LockBackend {
+  /** [1, count, token] acquired or re-entered; [0, pttlMs] held by another owner (the attempt marks a waiter). */
+  acquire(
+    resource: string,
+    key: string,
+    owner: string,
+    leaseMs: number,
+    moreWaiters: boolean,
+    /** Only when `canRead`: commands to send right after the attempt, in the same round trip where possible. */
+    reads?: ReadsFn,
+  ): Promise<AcquireReply>;
+  /** True when acquire() can carry `reads` (AcquireOptions.reads); the core refuses that option otherwise. */
+  readonly canRead?: boolean;
+  renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
+  /**
+   * One answer per item, in order. Batches as few calls as the store allows. `undefined`: not decided yet
+   * (Redlock: too few nodes answered for that lock while others of the batch are decided), as if the call
+   * had failed for that item alone.
+   */
+  renewMany(items: readonly RenewItem[]): Promise<(boolean | undefined)[]>;
+  /** [0] not-owner; [1, left] decremented; [2] released. */
+  release(resource: string, key: string, owner: string, leaseMs: number): Promise<ReleaseReply>;
+  /**
+   * Optional (Redis stores): issues the caller's write, then the release, so that Redis runs the write while
+   * the lock is held; on one connection both go out in one socket write. The release is sent whatever
+   * becomes of the write.
+   */
+  releaseAfter?<T>(
+    write: WriteFn<T>,
+    resource: string,
+    key: string,
+    owner: string,
+    leaseMs: number,
+  ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> };
+  /**
+   * Optional: true when a failed call never got an answer from the store (connection-class error), so a
+   * failed release is retried in the background until the lease would have ended (late-release.ts).
+   */
+  noReply?(err: unknown): boolean;
+  list(match: string, count: number, limit: number): Promise<Omit<LockInfo, "leaseMs">[]>;
+  /** A subscriber to release notifications; made lazily, on first contention. */
+  createSubscriber(onRelease: (resource: string) => void, onResubscribed?: () => void): ReleaseSubscriber;
+  /** Sub-classes of backend may hold connections of their own; the user's connections stay open. */
+  close(): Promise<void>;
+  /**
+   * Optional: how much of a lease the holder may not count on (Redlock's clock-drift allowance).
+   * The local deadline becomes `sentAt + leaseMs - validityMarginMs(leaseMs)`. Default 0.
+   */
+  validityMarginMs?(leaseMs: number): number;
+}
+
+/** A success carries the promise of the attempt's `reads`, when it had some. */
+export type AcquireReply = [1, number, number | null, Promise<unknown>?] | [0, number];
+/** Read-only commands issued on the lock's own client right after an acquire attempt. */
+export type ReadsFn = (redis: RedisClient, lock: LockKeys) => Promise<unknown>;
+
+/** The keys and owner of the lock an attempt is for: what a fenced read needs to register its token. */
+export interface LockKeys {
+  key: string;
+  fence: string;
+  owner: string;
+}
+/** A write issued on the lock's own client right before the release. */
+export type WriteFn<T> = (redis: RedisClient) => Promise<T>;
+export type ReleaseReply = [0 | 1 | 2, number?];
+
+export interface RenewItem {
+  key: string;
+  owner: string;
+  leaseMs: number;
+}
+
+export interface ReleaseSubscriber {
+  /** Resolves once release messages for the resource are delivered. */
+  subscribe(resource: string): Promise<void>;
+  unsubscribe(resource: string): void;
+  close(): Promise<void>;
+}

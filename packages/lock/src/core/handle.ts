@@ -1,0 +1,219 @@
+import {
+  InvalidOptionError,
+  LockLostError,
+  LockReleasedError,
+  LocksClosedError,
+  type LostReason,
+} from "../errors.js";
+import type { LockEvent } from "../events.js";
+import type { LockHandle, ReleasedAfter, ReleaseResult } from "../types.js";
+import type { LockBackend, ReleaseReply, WriteFn } from "./backend.js";
+import type { Clock } from "./clock.js";
+
+/** What a handle needs from the Locks that made it. */
+export interface HandleHost {
+  readonly backend: LockBackend;
+  readonly closed: boolean;
+  readonly clock: Clock;
+  emit: ((e: LockEvent) => void) | undefined;
+  unwatch(h: Handle): void;
+  /** A release call failed: retry it in the background if it never reached Redis. */
+  releaseFailed(h: Handle, err: unknown): void;
+}
+
+/** held → lost (renewal refused, deadline passed, or release found another owner) | released. */
+export type HandleState = "held" | "lost" | "released";
+
+const RESULTS: ReleaseResult[] = ["not-owner", "decremented", "released"];
+
+export interface HandleInit {
+  resource: string;
+  key: string;
+  owner: string;
+  token: number | null;
+  count: number;
+  leaseMs: number;
+  /** Renewed by the watchdog (no explicit leaseMs). */
+  watchdog: boolean;
+  /** When the winning request was sent: the lease is counted from there. */
+  sentAt: number;
+}
+
+/**
+ * One acquisition (a re-entry is its own handle). Watchdog state lives here so the scheduler needs
+ * no per-lock timer; the AbortController is made only if someone reads `signal`.
+ */
+export class Handle implements LockHandle {
+  state: HandleState = "held";
+  readonly resource: string;
+  readonly key: string;
+  readonly owner: string;
+  readonly token: number | null;
+  readonly count: number;
+  readonly leaseMs: number;
+  readonly watchdog: boolean;
+  readonly acquiredAt: number;
+  /** Local deadline: the lock surely exists until then (measured from before the request was sent). */
+  deadline: number;
+  /** The lease minus the backend's validity margin: how long after a request the lock surely exists. */
+  readonly validMs: number;
+  nextRenewAt: number;
+  renewing = false;
+  lostError: LockLostError | undefined;
+  reads: Promise<unknown> | undefined;
+  private ac: AbortController | undefined;
+
+  constructor(
+    private readonly host: HandleHost,
+    init: HandleInit,
+  ) {
+    this.resource = init.resource;
+    this.key = init.key;
+    this.owner = init.owner;
+    this.token = init.token;
+    this.count = init.count;
+    this.leaseMs = init.leaseMs;
+    this.watchdog = init.watchdog;
+    this.acquiredAt = init.sentAt;
+    this.validMs = init.leaseMs - (host.backend.validityMarginMs?.(init.leaseMs) ?? 0);
+    this.deadline = init.sentAt + this.validMs;
+    this.nextRenewAt = init.watchdog ? init.sentAt + init.leaseMs / 3 : Number.POSITIVE_INFINITY;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.lostError) this.ac.abort(this.lostError);
+    }
+    return this.ac.signal;
+  }
+
+  isHeld(): boolean {
+    return this.state === "held" && this.host.clock.now() < this.deadline;
+  }
+
+  /** For the re-entry scope: held and not past its deadline. */
+  get live(): boolean {
+    return this.isHeld();
+  }
+
+  async renew(): Promise<boolean> {
+    this.usable();
+    if (this.state !== "held") return false;
+    const sentAt = this.host.clock.now();
+    const ok = await this.host.backend.renew(this.key, this.owner, this.leaseMs);
+    this.renewed(ok, sentAt);
+    return ok && this.state === "held";
+  }
+
+  /** Applies one renewal answer (from renew() or the watchdog's batch). */
+  renewed(ok: boolean, sentAt: number): void {
+    if (this.state !== "held") return;
+    if (!ok) {
+      this.lose("renew-refused");
+      return;
+    }
+    if (sentAt + this.validMs > this.deadline) this.deadline = sentAt + this.validMs;
+    if (this.watchdog) this.nextRenewAt = sentAt + this.leaseMs / 3;
+    this.host.emit?.({ type: "renewed", resource: this.resource, owner: this.owner, leaseMs: this.leaseMs });
+  }
+
+  lose(reason: LostReason): void {
+    if (this.state !== "held") return;
+    this.state = "lost";
+    this.host.unwatch(this);
+    this.noteLost(reason);
+  }
+
+  get released(): boolean {
+    return this.state === "released";
+  }
+
+  async release(): Promise<ReleaseResult> {
+    this.usable();
+    const wasHeld = this.markReleased();
+    let reply: ReleaseReply;
+    try {
+      reply = await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs);
+    } catch (err) {
+      this.host.releaseFailed(this, err);
+      throw err;
+    }
+    return this.releasedAs(reply, wasHeld);
+  }
+
+  async releaseAfter<T>(write: WriteFn<T>): Promise<ReleasedAfter<T>> {
+    this.usable();
+    if (typeof write !== "function") throw new InvalidOptionError("write", write, "a function");
+    const { backend } = this.host;
+    if (!backend.releaseAfter) throw new InvalidOptionError("releaseAfter", "called", "a lock on Redis");
+    const wasHeld = this.markReleased();
+    const r = backend.releaseAfter(write, this.resource, this.key, this.owner, this.leaseMs);
+    let reply: ReleaseReply;
+    try {
+      reply = await r.reply;
+    } catch (err) {
+      this.host.releaseFailed(this, err);
+      throw err;
+    }
+    // The release's answer first: its event must not trail the next owner's "acquired".
+    const result = this.releasedAs(reply, wasHeld);
+    return { result, write: await r.write };
+  }
+
+  /** Returns whether the handle still counted as held (not lost) when its release was sent. */
+  private markReleased(): boolean {
+    const wasHeld = this.state === "held";
+    if (wasHeld) this.host.unwatch(this);
+    this.state = "released";
+    return wasHeld;
+  }
+
+  private releasedAs([code]: ReleaseReply, wasHeld: boolean): ReleaseResult {
+    const result = RESULTS[code]!;
+    this.host.emit?.({
+      type: "released",
+      resource: this.resource,
+      owner: this.owner,
+      heldMs: this.host.clock.now() - this.acquiredAt,
+      result,
+    });
+    // Another owner has the key (or nobody does): this holder was not protected up to its release,
+    // whatever its local deadline said. The caller must hear it (withLock rejects with lostError).
+    if (result === "not-owner" && wasHeld) this.noteLost("not-owner-at-release");
+    return result;
+  }
+
+  private noteLost(reason: LostReason): void {
+    this.lostError = new LockLostError(this.resource, this.owner, reason);
+    this.ac?.abort(this.lostError);
+    this.host.emit?.({
+      type: "lost",
+      resource: this.resource,
+      owner: this.owner,
+      reason,
+      heldMs: this.host.clock.now() - this.acquiredAt,
+    });
+  }
+
+  /** The answer of a background retry (late-release.ts) after release() had failed to reach Redis. */
+  releasedLate([code]: ReleaseReply): void {
+    this.host.emit?.({
+      type: "released",
+      resource: this.resource,
+      owner: this.owner,
+      heldMs: this.host.clock.now() - this.acquiredAt,
+      result: RESULTS[code]!,
+      late: true,
+    });
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    if (this.state !== "released" && !this.host.closed) await this.release();
+  }
+
+  private usable(): void {
+    if (this.state === "released") throw new LockReleasedError(this.resource);
+    if (this.host.closed) throw new LocksClosedError();
+  }
+}

@@ -1,0 +1,234 @@
+import type { Config } from "../config.js";
+import { InvalidOptionError, LockLostError, LocksClosedError } from "../errors.js";
+import { parseMatch } from "../match.js";
+import { checkCount, checkMs, checkOwner, checkSignal } from "../options.js";
+import { newOwnerId } from "../owner.js";
+import { assertResource, lockKey } from "../resource.js";
+import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks } from "../types.js";
+import {
+  acquireLoop,
+  type GateSlot,
+  type Granted,
+  type LoopHost,
+  type Request,
+  type Waited,
+} from "./acquire-loop.js";
+import type { LockBackend, ReadsFn } from "./backend.js";
+import { Handle, type HandleHost } from "./handle.js";
+import { LateReleases } from "./late-release.js";
+import { guardReads, type ReadsFailure } from "./reads.js";
+import { Scope } from "./scope.js";
+import { Subscriptions } from "./subscriptions.js";
+import { Gate } from "./waiters.js";
+import { Scheduler } from "./watchdog.js";
+
+/** The Locks implementation over any backend: handles, watchdog, waiter FIFO, scope and lost-lock logic. */
+export class LocksCore implements Locks, HandleHost, LoopHost {
+  closed = false;
+  readonly emit: Config["emit"];
+  readonly clock: Config["clock"];
+  readonly gates = new Map<string, GateSlot>();
+  private readonly scheduler: Scheduler;
+  private readonly late: LateReleases;
+  private readonly scope = new Scope();
+  private readonly subs: Subscriptions;
+
+  constructor(
+    readonly backend: LockBackend,
+    readonly cfg: Config,
+  ) {
+    this.emit = cfg.emit;
+    this.clock = cfg.clock;
+    this.scheduler = new Scheduler(backend, cfg.clock);
+    this.late = new LateReleases(backend, cfg.clock, cfg.random);
+    this.subs = new Subscriptions(
+      backend,
+      (resource) => {
+        const g = this.gates.get(resource);
+        if (g instanceof Gate) g.onRelease();
+      },
+      // After the subscriber reconnects, releases published while it was away were missed: every head looks.
+      () => {
+        for (const g of this.gates.values()) if (g instanceof Gate) g.wakeHead(true);
+      },
+    );
+  }
+
+  async acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle> {
+    return (await this.take(resource, opts, false))!;
+  }
+
+  async tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null> {
+    return this.take(resource, opts, true);
+  }
+
+  async withLock<T>(
+    resource: string,
+    fn: (lock: LockHandle) => Promise<T> | T,
+    opts?: AcquireOptions,
+  ): Promise<T> {
+    if (typeof fn !== "function") throw new InvalidOptionError("fn", fn, "a function");
+    const h = (await this.take(resource, opts, false))!;
+    const outcome = await settle(() => this.scope.run(resource, h, () => fn(h)));
+    // The timer may not have fired yet: a passed deadline is a loss all the same.
+    if (h.state === "held" && this.clock.now() >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
+    const release = h.released || this.closed ? undefined : await settle(() => h.release());
+    const lost = h.lostError;
+    if (lost) {
+      if (outcome.ok || outcome.error === lost) throw lost;
+      throw new LockLostError(lost.resource, lost.owner, lost.reason, { cause: outcome.error });
+    }
+    if (!outcome.ok) throw outcome.error;
+    if (release && !release.ok) throw release.error;
+    return outcome.value;
+  }
+
+  async list(opts?: ListOptions): Promise<LockInfo[]> {
+    this.open();
+    // A glob over names as given (match.ts); the backend turns it into its own query.
+    const match = parseMatch(opts?.match ?? "*").glob;
+    const count = checkCount("count", opts?.count ?? 100, 1);
+    const limit = checkCount("limit", opts?.limit ?? 10_000, 1);
+    const raw = await this.backend.list(match, count, limit);
+    return raw.map((info) => {
+      const leaseMs = info.owners[0] && this.scheduler.leaseOf(info.key, info.owners[0].owner);
+      return leaseMs === undefined ? info : { ...info, leaseMs };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.scheduler.stop();
+    this.late.stop();
+    for (const g of this.gates.values()) if (g instanceof Gate) g.wakeAll();
+    await this.subs.close();
+    await this.backend.close();
+  }
+
+  // ---- internals shared with the handle and the acquire loop ----
+
+  unwatch(h: Handle): void {
+    this.scheduler.remove(h);
+  }
+
+  releaseFailed(h: Handle, err: unknown): void {
+    // A release that never got its answer may or may not have run. Retried, it would decrement a second
+    // time, which is harmless only when no other hold of the same owner shares the count: with a re-entry
+    // still held here, a second decrement would free the lock under it. Then the count is left to the lease.
+    if (this.closed || this.clock.now() >= h.deadline || this.scheduler.hasOtherHold(h)) return;
+    if (this.backend.noReply?.(err)) this.late.add(h);
+  }
+
+  releaseOrphan(q: Request, r: Granted): void {
+    r[3]?.catch(() => {});
+    this.backend.release(q.resource, q.key, q.owner, q.leaseMs).catch(() => {});
+  }
+
+  subscribe(g: Gate, resource: string): void {
+    if (g.subscription !== "none" || this.closed) return;
+    g.subscription = "subscribing";
+    void this.subs.add(resource).then((ok) => {
+      if (this.gates.get(resource) !== g) {
+        if (ok) this.subs.remove(resource);
+        return;
+      }
+      // Failed: the next failed attempt of the head subscribes again; meanwhile its timer does the work.
+      g.subscription = ok ? "subscribed" : "none";
+      if (!ok) this.subs.remove(resource);
+      g.wakeHead(true);
+    });
+  }
+
+  dropIfIdle(g: Gate, resource: string): void {
+    if (!g.idle || this.gates.get(resource) !== g) return;
+    this.gates.delete(resource);
+    if (g.subscription === "subscribed") this.subs.remove(resource);
+  }
+
+  acquired(q: Request, r: Granted, w: Waited): Handle {
+    const [, count, token, reads] = r;
+    const h = new Handle(this, {
+      resource: q.resource,
+      key: q.key,
+      owner: q.owner,
+      token: token ?? null,
+      count,
+      leaseMs: q.leaseMs,
+      watchdog: q.watchdog,
+      sentAt: w.sentAt,
+    });
+    if (reads) h.reads = reads;
+    this.scheduler.add(h);
+    this.emit?.({
+      type: "acquired",
+      resource: q.resource,
+      owner: q.owner,
+      token: h.token,
+      count: h.count,
+      waitedMs: this.clock.now() - w.start,
+      attempts: w.attempts,
+    });
+    return h;
+  }
+
+  private open(): void {
+    if (this.closed) throw new LocksClosedError();
+  }
+
+  private take(resource: string, opts: AcquireOptions | undefined, once: boolean): Promise<Handle | null> {
+    this.open();
+    assertResource(resource);
+    let leaseMs = this.cfg.leaseMs;
+    let watchdog = true;
+    let waitMs = this.cfg.waitMs;
+    let owner: string | undefined;
+    let signal: AbortSignal | undefined;
+    let reads: ReadsFn | undefined;
+    let readsFailure: ReadsFailure | undefined;
+    if (opts !== undefined) {
+      if (typeof opts !== "object" || opts === null)
+        throw new InvalidOptionError("options", opts, "an object");
+      if (opts.leaseMs !== undefined) {
+        leaseMs = checkMs("leaseMs", opts.leaseMs, 1);
+        watchdog = false;
+      }
+      if (opts.waitMs !== undefined) waitMs = checkMs("waitMs", opts.waitMs, 0);
+      if (opts.owner !== undefined) owner = checkOwner(opts.owner);
+      signal = checkSignal(opts.signal);
+      if (opts.reads !== undefined) {
+        if (typeof opts.reads !== "function") throw new InvalidOptionError("reads", opts.reads, "a function");
+        if (!this.backend.canRead)
+          throw new InvalidOptionError("reads", "set", "unset: this store cannot send reads");
+        readsFailure = {};
+        reads = guardReads(opts.reads, readsFailure);
+      }
+      signal?.throwIfAborted();
+    }
+    owner ??= this.scope.ownerOf(resource);
+    const bypass = owner !== undefined;
+    return acquireLoop(this, {
+      resource,
+      key: lockKey(this.cfg.prefix, resource),
+      owner: owner ?? newOwnerId(this.cfg.instanceId),
+      leaseMs,
+      watchdog,
+      waitMs: once ? 0 : waitMs,
+      signal,
+      reads,
+      bypass,
+      once,
+      readsFailure,
+    });
+  }
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+async function settle<T>(fn: () => Promise<T> | T): Promise<Settled<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}

@@ -1,0 +1,115 @@
+import type { Pool } from "pg";
+import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "../core/backend.js";
+import { parseMatch } from "../match.js";
+import { lockKey, resourceOfKey } from "../resource.js";
+import type { LockInfo } from "../types.js";
+import { createPgListener } from "./listener.js";
+import { globToLike, type PgTable, pgStatements } from "./sql.js";
+
+interface AcquireRow {
+  ok: boolean;
+  count: number;
+  fence: string | null;
+  pttl: number;
+}
+
+/**
+ * PostgreSQL as a LockBackend: every operation is one statement on the pool (autocommit, READ COMMITTED),
+ * named so each connection parses it once. Handles, watchdog, waiters and lost-lock logic stay in the core.
+ */
+export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBackend {
+  const sql = pgStatements(t);
+  const named = (op: keyof typeof sql, values: unknown[]) => ({
+    name: `lockyard.${t.name}.${op}`,
+    text: sql[op],
+    values,
+  });
+  const resourceOf = (key: string) => resourceOfKey(prefix, key);
+
+  return {
+    async acquire(resource, _key, owner, leaseMs, moreWaiters): Promise<AcquireReply> {
+      const { rows } = await pool.query<AcquireRow>(
+        named("acquire", [resource, owner, leaseMs, moreWaiters]),
+      );
+      const row = rows[0];
+      // No row: the conflicting row was committed after this statement's snapshot. Look again soon.
+      if (!row) return [0, 0];
+      if (!row.ok) return [0, row.pttl];
+      let fence = row.fence;
+      if (fence === null) {
+        const r = await pool.query<{ fence: string }>(named("assignFence", [resource, owner]));
+        fence = r.rows[0]?.fence ?? null;
+      }
+      return [1, row.count, fence === null ? null : Number(fence)];
+    },
+
+    async renew(key, owner, leaseMs) {
+      const resource = resourceOf(key);
+      if (resource === null) return false;
+      const r = await pool.query(named("renew", [resource, owner, leaseMs]));
+      return r.rowCount === 1;
+    },
+
+    async renewMany(items: readonly RenewItem[]) {
+      // One row per (resource, owner), the longest lease: an UPDATE … FROM joins each target row once.
+      // Sorted, so two processes' batches lock rows in the same order.
+      const pairs = new Map<string, { resource: string; owner: string; leaseMs: number }>();
+      const ids: (string | null)[] = items.map((it) => {
+        const resource = resourceOf(it.key);
+        if (resource === null) return null;
+        const id = `${resource}\n${it.owner}`;
+        const p = pairs.get(id);
+        if (!p) pairs.set(id, { resource, owner: it.owner, leaseMs: it.leaseMs });
+        else if (it.leaseMs > p.leaseMs) p.leaseMs = it.leaseMs;
+        return id;
+      });
+      if (pairs.size === 0) return items.map(() => false);
+      const sorted = [...pairs.values()].sort((a, b) => (a.resource < b.resource ? -1 : 1));
+      const { rows } = await pool.query<{ resource: string; owner: string }>(
+        named("renewMany", [
+          sorted.map((p) => p.resource),
+          sorted.map((p) => p.owner),
+          sorted.map((p) => p.leaseMs),
+        ]),
+      );
+      const held = new Set(rows.map((r) => `${r.resource}\n${r.owner}`));
+      return ids.map((id) => id !== null && held.has(id));
+    },
+
+    async release(resource, _key, owner, leaseMs): Promise<ReleaseReply> {
+      const { rows } = await pool.query<{ count: number }>(named("release", [resource, owner, leaseMs]));
+      const row = rows[0];
+      if (!row) return [0];
+      return row.count > 0 ? [1, row.count] : [2];
+    },
+
+    async list(match, _count, limit): Promise<Omit<LockInfo, "leaseMs">[]> {
+      const { rows } = await pool.query<{
+        resource: string;
+        owner: string;
+        count: number;
+        fence: string | null;
+        pttl: number;
+      }>(named("list", [globToLike(match), limit]));
+      const m = parseMatch(match);
+      return rows
+        .filter((r) => m.test(r.resource))
+        .map((r) => {
+          const info: Omit<LockInfo, "leaseMs"> = {
+            key: lockKey(prefix, r.resource),
+            resource: r.resource,
+            owners: [{ owner: r.owner, count: r.count }],
+            pttlMs: r.pttl,
+          };
+          if (r.fence !== null) info.token = Number(r.fence);
+          return info;
+        });
+    },
+
+    createSubscriber(onRelease) {
+      return createPgListener(pool, onRelease);
+    },
+
+    async close() {},
+  };
+}

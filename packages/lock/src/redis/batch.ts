@@ -1,0 +1,124 @@
+import { ReplyError } from "ioredis";
+import type { AcquireReply, ReleaseReply } from "../core/backend.js";
+import type { ScriptCommands } from "./scripts/index.js";
+import { keySlot } from "./slot.js";
+import { BATCH_CAP, chunks, type Pending, tickBatcher } from "./tick-batch.js";
+
+interface AcquireCall extends Pending<AcquireReply> {
+  key: string;
+  fence: string;
+  owner: string;
+  leaseMs: number;
+  more: string;
+}
+
+interface ReleaseCall extends Pending<ReleaseReply> {
+  key: string;
+  channel: string;
+  owner: string;
+  leaseMs: number;
+}
+
+export interface Batched {
+  acquire(key: string, fence: string, owner: string, leaseMs: number, more: boolean): Promise<AcquireReply>;
+  release(key: string, channel: string, owner: string, leaseMs: number): Promise<ReleaseReply>;
+}
+
+const bySlot = (c: { key: string }) => keySlot(c.key);
+
+/**
+ * Acquires and releases issued in the same tick go out as one acquireMany/releaseMany call (per slot on a
+ * Cluster, at most BATCH_CAP locks each): one command, one socket write and one script dispatch instead of
+ * one per lock. A batch of one uses the single-lock script. A failed call rejects every caller in it.
+ */
+export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
+  const shardedFlag = sharded ? "1" : "0";
+  const group = sharded ? bySlot : undefined;
+
+  const acquire = tickBatcher<AcquireCall>((batch) => {
+    for (const part of chunks(batch, BATCH_CAP, group)) {
+      if (part.length === 1) {
+        const c = part[0]!;
+        (cmd.lockyardAcquire(c.key, c.fence, c.owner, c.leaseMs, c.more) as Promise<AcquireReply>).then(
+          c.resolve,
+          c.reject,
+        );
+      } else sendAcquireMany(cmd, part);
+    }
+  });
+
+  const release = tickBatcher<ReleaseCall>((batch) => {
+    for (const part of chunks(batch, BATCH_CAP, group)) {
+      if (part.length === 1) {
+        const c = part[0]!;
+        (
+          cmd.lockyardRelease(c.key, c.channel, c.owner, c.leaseMs, shardedFlag) as Promise<ReleaseReply>
+        ).then(c.resolve, c.reject);
+      } else sendReleaseMany(cmd, part, shardedFlag);
+    }
+  });
+
+  return {
+    acquire: (key, fence, owner, leaseMs, more) =>
+      new Promise((resolve, reject) => {
+        acquire({ key, fence, owner, leaseMs, more: more ? "1" : "0", resolve, reject });
+      }),
+    release: (key, channel, owner, leaseMs) =>
+      new Promise((resolve, reject) => {
+        release({ key, channel, owner, leaseMs, resolve, reject });
+      }),
+  };
+}
+
+function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[]): void {
+  const n = part.length;
+  const args: (string | number)[] = new Array(n * 5);
+  for (let i = 0; i < n; i++) {
+    const c = part[i]!;
+    args[2 * i] = c.key;
+    args[2 * i + 1] = c.fence;
+    args[2 * n + 3 * i] = c.owner;
+    args[2 * n + 3 * i + 1] = c.leaseMs;
+    args[2 * n + 3 * i + 2] = c.more;
+  }
+  cmd.lockyardAcquireMany(2 * n, ...args).then(
+    (out) => {
+      for (let i = 0; i < n; i++) {
+        const c = part[i]!;
+        const ok = out[3 * i];
+        if (ok === 1) c.resolve([1, out[3 * i + 1] as number, out[3 * i + 2] as number]);
+        else if (ok === 0) c.resolve([0, out[3 * i + 1] as number]);
+        else c.reject(new ReplyError(String(out[3 * i + 1])));
+      }
+    },
+    (err: unknown) => {
+      for (const c of part) c.reject(err);
+    },
+  );
+}
+
+function sendReleaseMany(cmd: ScriptCommands, part: ReleaseCall[], shardedFlag: string): void {
+  const n = part.length;
+  const args: (string | number)[] = new Array(n * 4 + 1);
+  args[2 * n] = shardedFlag;
+  for (let i = 0; i < n; i++) {
+    const c = part[i]!;
+    args[2 * i] = c.key;
+    args[2 * i + 1] = c.channel;
+    args[2 * n + 1 + 2 * i] = c.owner;
+    args[2 * n + 2 + 2 * i] = c.leaseMs;
+  }
+  cmd.lockyardReleaseMany(2 * n, ...args).then(
+    (out) => {
+      for (let i = 0; i < n; i++) {
+        const c = part[i]!;
+        const code = out[2 * i];
+        if (code === 0 || code === 1 || code === 2) c.resolve([code, out[2 * i + 1] as number]);
+        else c.reject(new ReplyError(String(out[2 * i + 1])));
+      }
+    },
+    (err: unknown) => {
+      for (const c of part) c.reject(err);
+    },
+  );
+}

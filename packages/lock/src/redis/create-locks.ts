@@ -1,0 +1,27 @@
+import type { Cluster, Redis } from "ioredis";
+import { parseConfig } from "../config.js";
+import { LocksCore } from "../core/locks-core.js";
+import { InvalidOptionError } from "../errors.js";
+import { checkNoKeyPrefix } from "../options.js";
+import type { CommonLocksOptions, Locks } from "../types.js";
+import { createRedisBackend } from "./backend.js";
+import { type ReplicaAckOptions, withReplicaAck } from "./replica-ack.js";
+
+export interface LocksOptions extends CommonLocksOptions, ReplicaAckOptions {
+  /** An ioredis client or Cluster. It stays yours: close() does not disconnect it. */
+  redis: Redis | Cluster;
+}
+
+/** Locks on one Redis (or one Redis Cluster). Throws InvalidOptionError synchronously on bad options. */
+export function createLocks(options: LocksOptions): Locks {
+  if (typeof options !== "object" || options === null)
+    throw new InvalidOptionError("options", options, "an object");
+  const redis = options.redis as unknown as { defineCommand?: unknown } | undefined;
+  if (typeof redis !== "object" || redis === null || typeof redis.defineCommand !== "function") {
+    throw new InvalidOptionError("redis", options.redis, "an ioredis Redis or Cluster");
+  }
+  checkNoKeyPrefix("redis", redis);
+  const cfg = parseConfig(options);
+  const backend = withReplicaAck(createRedisBackend(options.redis, cfg.prefix), options.redis, options);
+  return new LocksCore(backend, cfg);
+}

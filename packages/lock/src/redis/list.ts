@@ -1,0 +1,51 @@
+import type { Redis } from "ioredis";
+import { parseMatch } from "../match.js";
+import { WAITERS_FIELD } from "../options.js";
+import { fenceKeyOf, resourceOfKey } from "../resource.js";
+import type { LockInfo } from "../types.js";
+
+/**
+ * SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence for every key.
+ * `match` is a glob over names (match.ts): SCAN gets its form over keys, and each decoded name is tested exactly.
+ */
+export async function listRedis(
+  nodes: Redis[],
+  prefix: string,
+  match: string,
+  count: number,
+  limit: number,
+): Promise<Omit<LockInfo, "leaseMs">[]> {
+  const out: Omit<LockInfo, "leaseMs">[] = [];
+  const m = parseMatch(match);
+  const pattern = m.scan(prefix);
+  for (const node of nodes) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", count);
+      cursor = next;
+      const page: { key: string; resource: string }[] = [];
+      for (const key of keys) {
+        const resource = resourceOfKey(prefix, key);
+        if (resource !== null && m.test(resource)) page.push({ key, resource });
+      }
+      if (page.length === 0) continue;
+      const p = node.pipeline();
+      for (const { key } of page) p.hgetall(key).pttl(key).get(fenceKeyOf(key));
+      const replies = (await p.exec()) ?? [];
+      page.forEach(({ key, resource }, i) => {
+        const hash = replies[3 * i]?.[1] as Record<string, string> | null;
+        const pttl = replies[3 * i + 1]?.[1] as number;
+        const fence = replies[3 * i + 2]?.[1] as string | null;
+        const owners = Object.entries(hash ?? {})
+          .filter(([f]) => f !== WAITERS_FIELD)
+          .map(([owner, c]) => ({ owner, count: Number(c) }));
+        // The key expired between SCAN and the pipeline.
+        if (owners.length === 0 || out.length >= limit) return;
+        const info: Omit<LockInfo, "leaseMs"> = { key, resource, owners, pttlMs: pttl };
+        if (fence !== null && fence !== undefined) info.token = Number(fence);
+        out.push(info);
+      });
+    } while (cursor !== "0" && out.length < limit);
+  }
+  return out;
+}

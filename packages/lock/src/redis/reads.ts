@@ -1,0 +1,142 @@
+import { createHash } from "node:crypto";
+import type { Writable } from "node:stream";
+import type { Redis } from "ioredis";
+import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "../core/backend.js";
+import { fenceKeyOf } from "../resource.js";
+import type { Batched } from "./batch.js";
+import { acquire } from "./scripts/acquire.js";
+import type { RedisClient, ScriptCommands } from "./scripts/index.js";
+
+const noop = () => {};
+const ACQUIRE_SHA = createHash("sha1").update(acquire.lua).digest("hex");
+
+const corkedNow = new WeakSet<Writable>();
+
+/**
+ * Runs `send` with the connection's socket corked until the check phase of this event-loop turn, so the
+ * commands it issues, and those every other request handled in the same turn issues (requests read from many
+ * HTTP sockets at once, or resumed by one Redis reply), leave in one socket write: under load that is one
+ * write per turn instead of one per request, which is most of what a round trip costs the client.
+ * Only a ready single connection is corked; otherwise ioredis queues the commands, still in order.
+ */
+function corked(redis: RedisClient, send: () => void): void {
+  const stream = (redis as { stream?: Writable }).stream;
+  if (
+    stream &&
+    !corkedNow.has(stream) &&
+    (redis as { status?: string }).status === "ready" &&
+    typeof stream.cork === "function"
+  ) {
+    stream.cork();
+    corkedNow.add(stream);
+    setImmediate(() => {
+      corkedNow.delete(stream);
+      stream.uncork();
+    });
+  }
+  send();
+}
+
+/**
+ * An acquire attempt followed by the caller's read-only commands. On a single Redis they leave in one write,
+ * the reads after the attempt on the same connection, so Redis runs them after the grant.
+ * (`reads` never throws here: the core wraps it, see core/reads.ts.)
+ */
+export function acquireThenRead(
+  redis: RedisClient,
+  cmd: ScriptCommands,
+  batched: Batched,
+  key: string,
+  owner: string,
+  leaseMs: number,
+  more: boolean,
+  reads: ReadsFn,
+): Promise<AcquireReply> {
+  const lock: LockKeys = { key, fence: fenceKeyOf(key), owner };
+  if ((redis as { isCluster?: boolean }).isCluster === true) {
+    return clusterAcquireThenRead(redis, batched, lock, leaseMs, more, reads);
+  }
+  const flag = more ? "1" : "0";
+  let attempt!: Promise<unknown>;
+  let read!: Promise<unknown>;
+  corked(redis, () => {
+    // Plain EVALSHA, not the defined command: on NOSCRIPT ioredis would re-send that one after the reads.
+    attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, lock.fence, owner, leaseMs, flag);
+    read = reads(redis, lock);
+  });
+  // The caller may never look at a failed attempt's read: its rejection must not go unhandled.
+  read.catch(noop);
+  return attempt
+    .catch(async (err: unknown) => {
+      if (!String((err as Error)?.message).includes("NOSCRIPT")) throw err;
+      // Redis lacked the script, so the reads ran before any grant: acquire as usual, then read again.
+      const r = (await cmd.lockyardAcquire(key, lock.fence, owner, leaseMs, flag)) as AcquireReply;
+      if (r[0] === 1) {
+        read = reads(redis, lock);
+        read.catch(noop);
+      }
+      return r;
+    })
+    .then((reply) => {
+      const r = reply as AcquireReply;
+      return r[0] === 1 ? [1, r[1], r[2], read] : r;
+    });
+}
+
+/** On a Cluster the reads may live in other slots: issued after the grant. */
+async function clusterAcquireThenRead(
+  redis: RedisClient,
+  batched: Batched,
+  lock: LockKeys,
+  leaseMs: number,
+  more: boolean,
+  reads: ReadsFn,
+): Promise<AcquireReply> {
+  const r = await batched.acquire(lock.key, lock.fence, lock.owner, leaseMs, more);
+  if (r[0] !== 1) return r;
+  const read = reads(redis, lock);
+  read.catch(noop);
+  return [1, r[1], r[2], read];
+}
+
+/**
+ * The caller's write, then the release. On a single Redis both leave in one socket write and run in that order.
+ * On a Cluster they may be on different nodes, so the release waits until the write has settled.
+ * (If the write is an ioredis script that Redis lost while connected, e.g. after SCRIPT FLUSH, ioredis sends
+ * it again once NOSCRIPT comes back, after the release: such writes must be fenced, as the stock demo's is.)
+ */
+export function writeThenRelease<T>(
+  redis: RedisClient,
+  batched: Batched,
+  write: WriteFn<T>,
+  key: string,
+  channel: string,
+  owner: string,
+  leaseMs: number,
+  sharded: boolean,
+): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> } {
+  const run = (): Promise<PromiseSettledResult<T>> => {
+    try {
+      return write(redis).then(
+        (value): PromiseSettledResult<T> => ({ status: "fulfilled", value }),
+        (reason: unknown): PromiseSettledResult<T> => ({ status: "rejected", reason }),
+      );
+    } catch (reason) {
+      return Promise.resolve({ status: "rejected", reason });
+    }
+  };
+  // Batched: the releases of requests resumed in one tick share one call, sent at the tick's end, after
+  // every write issued in it, and still inside the socket's cork.
+  const release = () => batched.release(key, channel, owner, leaseMs);
+  if (sharded) {
+    const w = run();
+    return { reply: w.then(release), write: w };
+  }
+  let w!: Promise<PromiseSettledResult<T>>;
+  let reply!: Promise<ReleaseReply>;
+  corked(redis, () => {
+    w = run();
+    reply = release();
+  });
+  return { reply, write: w };
+}

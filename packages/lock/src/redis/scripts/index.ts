@@ -1,0 +1,77 @@
+import type { Cluster, Redis } from "ioredis";
+import { acquire } from "./acquire.js";
+import { acquireMany } from "./acquire-many.js";
+import { fencedRead } from "./fenced-read.js";
+import { fencedWrite } from "./fenced-write.js";
+import { release } from "./release.js";
+import { releaseMany } from "./release-many.js";
+import { renew } from "./renew.js";
+import { renewMany } from "./renew-many.js";
+
+export type RedisClient = Redis | Cluster;
+
+export const scripts = [
+  acquire,
+  acquireMany,
+  renew,
+  renewMany,
+  release,
+  releaseMany,
+  fencedWrite,
+  fencedRead,
+] as const;
+
+type K = string;
+/** Typed view of the commands defineCommand adds (ioredis does EVALSHA with the NOSCRIPT fallback). */
+export interface ScriptCommands {
+  lockyardAcquire(
+    lock: K,
+    fence: K,
+    owner: string,
+    leaseMs: number,
+    more: string,
+  ): Promise<[number, number, number?]>;
+  /** Flat: [ok, countOrPttlOrMessage, token] per lock. */
+  lockyardAcquireMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
+  lockyardRenew(lock: K, owner: string, leaseMs: number): Promise<number>;
+  lockyardRenewMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
+  lockyardRelease(
+    lock: K,
+    channel: K,
+    owner: string,
+    leaseMs: number,
+    sharded: string,
+  ): Promise<[number, number]>;
+  /** Flat: [code, leftOrMessage] per lock. */
+  lockyardReleaseMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
+  lockyardFencedWrite(
+    stock: K,
+    token: number,
+    delta: number,
+    valueField: string,
+    fenceField: string,
+  ): Promise<[number, number]>;
+  lockyardFencedRead(
+    lock: K,
+    fence: K,
+    guarded: K,
+    owner: string,
+    fenceField: string,
+    ...read: string[]
+  ): Promise<[number, ...(string | null)[]]>;
+}
+
+const defined = new WeakSet<object>();
+
+/** Registers the scripts on a client once; returns the client typed with them. */
+export function withScripts(redis: RedisClient): ScriptCommands {
+  if (!defined.has(redis)) {
+    for (const s of scripts) {
+      if (typeof (redis as unknown as Record<string, unknown>)[s.name] !== "function") {
+        redis.defineCommand(s.name, s.numberOfKeys === undefined ? { lua: s.lua } : s);
+      }
+    }
+    defined.add(redis);
+  }
+  return redis as unknown as ScriptCommands;
+}

@@ -1,0 +1,95 @@
+import type { Redis } from "ioredis";
+import type { ReleaseSubscriber } from "../core/backend.js";
+import { releaseChannel, resourceOfChannel } from "../resource.js";
+
+// Each node publishes the same release; copies of one owner's release arrive within a few ms of each other.
+const DUPLICATE_WINDOW_MS = 250;
+// A subscription that no quorum of nodes confirms by then is left to the waiters' fallback timers.
+const SUBSCRIBE_WAIT_MS = 1_000;
+
+/**
+ * Wake-on-release over independent nodes: one subscriber connection per node (made on first contention),
+ * every resource subscribed on all of them. A holder's release publishes on each node it held, so a
+ * subscription confirmed by a quorum of nodes overlaps the holder's quorum in at least one node.
+ * Copies of the same release (same owner in the message) wake the waiters once.
+ */
+export function createRedlockSubscriber(
+  clients: readonly Redis[],
+  quorum: number,
+  prefix: string,
+  onRelease: (resource: string) => void,
+  onResubscribed: () => void = () => {},
+): ReleaseSubscriber {
+  let conns: Redis[] | undefined;
+  const last = new Map<string, { owner: string; at: number }>();
+  const onMessage = (channel: string, owner: string) => {
+    const resource = resourceOfChannel(prefix, channel);
+    if (resource === null) return;
+    const now = performance.now();
+    const prev = last.get(resource);
+    if (prev && prev.owner === owner && now - prev.at < DUPLICATE_WINDOW_MS) return;
+    last.set(resource, { owner, at: now });
+    onRelease(resource);
+  };
+  const connections = (): Redis[] => {
+    conns ??= clients.map((c) => {
+      // Queue SUBSCRIBE until connected even when the node's client fails fast, and keep it queued for as
+      // long as the node is down (no retry limit): ioredis re-subscribes only channels a node confirmed,
+      // so a SUBSCRIBE dropped while the node was down would leave its waiters deaf to that node for good.
+      const s = c.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: null });
+      s.on("error", () => {});
+      s.on("message", onMessage);
+      // A release published on this node while its subscriber was away was missed: waiting heads look again.
+      let readyBefore = false;
+      s.on("ready", () => {
+        if (readyBefore) onResubscribed();
+        readyBefore = true;
+      });
+      return s;
+    });
+    return conns;
+  };
+  return {
+    subscribe(resource) {
+      const ch = releaseChannel(resource, prefix);
+      const all = connections();
+      return new Promise<void>((resolve) => {
+        let ok = 0;
+        let settled = 0;
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(done, SUBSCRIBE_WAIT_MS);
+        timer.unref();
+        for (const c of all) {
+          c.subscribe(ch)
+            .then(
+              () => {
+                if (++ok >= quorum) done();
+              },
+              () => {},
+            )
+            .then(() => {
+              if (++settled === all.length) done();
+            });
+        }
+      });
+    },
+    unsubscribe(resource) {
+      last.delete(resource);
+      if (!conns) return;
+      const ch = releaseChannel(resource, prefix);
+      for (const c of conns) c.unsubscribe(ch).catch(() => {});
+    },
+    async close() {
+      const cs = conns;
+      conns = undefined;
+      last.clear();
+      for (const c of cs ?? []) {
+        c.removeAllListeners("message");
+        c.disconnect();
+      }
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// Issue 12, defect 9: close() racing attempts in flight. Whatever the interleaving, an acquire that did not
+// return a handle before close() ends in LocksClosedError, leaves no lock held in Redis and opens no
+// connection (a leaked subscriber would keep the process alive).
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type LockHandle, LocksClosedError, lockKey, type ReadsFn } from "../../src/index.js";
+import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+
+let redis: Redis;
+let admin: Redis;
+beforeAll(async () => {
+  redis = connect();
+  admin = connect();
+  await Promise.all([redis.ping(), admin.ping()]);
+});
+afterAll(() => {
+  redis.disconnect();
+  admin.disconnect();
+});
+
+async function clientCount(): Promise<number> {
+  const list = (await admin.call("client", "list")) as string;
+  return list.trim().split("\n").length;
+}
+
+describe("close() while attempts are in flight (defect 9)", () => {
+  it("a first attempt refused after close() rejects with LocksClosedError, not LockTimeoutError", async () => {
+    const { locks: holderLocks } = makeLocks(admin);
+    const { locks } = makeLocks(redis);
+    const res = uniq("acct");
+    const held = await holderLocks.acquire(res);
+    const before = await clientCount();
+    const p = locks.acquire(res).catch((e: unknown) => e);
+    await locks.close();
+    expect(await p).toBeInstanceOf(LocksClosedError);
+    await sleep(200);
+    expect(await clientCount()).toBe(before);
+    await held.release();
+    await holderLocks.close();
+  });
+
+  it("an attempt granted after close() rejects with LocksClosedError and its lock is released", async () => {
+    const { locks, events } = makeLocks(redis);
+    const res = uniq("acct");
+    const p = locks.acquire(res).then(
+      (h: LockHandle) => ({ handle: h.owner }),
+      (e: unknown) => e,
+    );
+    await locks.close();
+    expect(await p).toBeInstanceOf(LocksClosedError);
+    await vi.waitFor(async () => expect(await admin.exists(lockKey("lock:", res))).toBe(0), {
+      timeout: 1_000,
+      interval: 10,
+    });
+    expect(events.filter((e) => e.type === "acquired")).toEqual([]);
+  });
+
+  it("a queued waiter whose attempt is refused after close() opens no subscriber and rejects with LocksClosedError", async () => {
+    const { locks } = makeLocks(redis);
+    const res = uniq("acct");
+    const before = await clientCount();
+    // `reads` runs as the attempt is sent: it is the hook that closes the Locks while B's attempt is in flight.
+    const closeNow = (() => {
+      void locks.close();
+      return Promise.resolve(null);
+    }) as ReadsFn;
+    // A takes the lock on the fast path; B, called in the same tick, queues behind A's attempt and is told
+    // to try once A's answer is in. B's attempt is refused (A holds), after close().
+    const a = locks.acquire(res);
+    const b = locks.acquire(res, { reads: closeNow }).then(
+      (h) => ({ handle: h.owner }),
+      (e: unknown) => e,
+    );
+    const ha = await a;
+    expect(ha.isHeld()).toBe(true);
+    expect(await b).toBeInstanceOf(LocksClosedError);
+    // A leaked subscriber would connect within a few ms.
+    await sleep(300);
+    expect(await clientCount()).toBe(before);
+    // A's lock lives out its lease (the Locks is closed); clean up for the other tests.
+    await admin.del(ha.key);
+  });
+});

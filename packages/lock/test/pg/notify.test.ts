@@ -1,0 +1,110 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PG_CHANNEL } from "../../src/pg.js";
+import { sleep, uniq } from "../helpers.js";
+import { makePgLocks, pgPool } from "../pg-helpers.js";
+
+let pool: pg.Pool;
+let spy: pg.Client;
+let spyPid: number;
+const heard: string[] = [];
+beforeAll(async () => {
+  pool = await pgPool();
+  spy = new pg.Client({ connectionString: inject("pgUrl") });
+  await spy.connect();
+  spy.on("notification", (m) => heard.push(m.payload ?? ""));
+  await spy.query(`LISTEN ${PG_CHANNEL}`);
+  spyPid = (await spy.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+});
+afterAll(async () => {
+  await spy.end();
+  await pool.end();
+});
+
+// Fallback retries every 10 s at most: a wake-up within a second can only be the NOTIFY.
+const patient = { retry: { maxMs: 10_000, minMs: 10_000 }, waitMs: 5_000 };
+
+describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
+  it("NOTIFY wakes a waiter of another Locks instance long before its fallback timer", async () => {
+    const a = makePgLocks(pool);
+    const b = makePgLocks(pool, patient);
+    const r = uniq("wake");
+    const ha = await a.locks.acquire(r);
+    const waiting = b.locks.acquire(r);
+    await sleep(300);
+    const releasedAt = performance.now();
+    expect(await ha.release()).toBe("released");
+    const hb = await waiting;
+    expect(performance.now() - releasedAt).toBeLessThan(1_000);
+    // The first try, the look after subscribing, the one after the NOTIFY.
+    expect(b.events.find((e) => e.type === "acquired")).toMatchObject({ attempts: 3 });
+    expect(heard).toContain(r);
+    await hb.release();
+    await Promise.all([a.locks.close(), b.locks.close()]);
+  });
+
+  it("an uncontended release notifies nobody; a contended one notifies once", async () => {
+    const { locks } = makePgLocks(pool);
+    const other = makePgLocks(pool, patient).locks;
+    const r = uniq("quiet");
+    await (await locks.acquire(r)).release();
+    const h = await locks.acquire(r);
+    await h.release();
+    await sleep(100);
+    expect(heard.filter((x) => x === r)).toHaveLength(0);
+    const h2 = await locks.acquire(r);
+    const waiting = other.acquire(r);
+    await sleep(200);
+    await h2.release();
+    await (await waiting).release();
+    await sleep(100);
+    expect(heard.filter((x) => x === r)).toHaveLength(1);
+    await Promise.all([locks.close(), other.close()]);
+  });
+
+  it("one LISTEN connection per Locks, given back to the pool on close", async () => {
+    const own = await pgPool(3);
+    const { locks } = makePgLocks(own, patient);
+    const holder = makePgLocks(pool).locks;
+    const rs = [uniq("one"), uniq("one"), uniq("one")];
+    const held = await Promise.all(rs.map((r) => holder.acquire(r)));
+    const waits = rs.flatMap((r) => [locks.acquire(r), locks.acquire(r)]);
+    await sleep(300);
+    const listening = async () =>
+      (
+        await pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1 AND pid <> $2", [
+          `LISTEN ${PG_CHANNEL}`,
+          spyPid,
+        ])
+      ).rows[0].n as number;
+    expect(await listening()).toBe(1);
+    await Promise.all(held.map((h) => h.release()));
+    for (const w of waits) await (await w).release();
+    await locks.close();
+    await holder.close();
+    expect(own.totalCount - own.idleCount).toBe(0);
+    expect(await listening()).toBe(0);
+    await own.end();
+  });
+
+  it("the LISTEN connection killed: it is re-made and the waiter still wakes on release", async () => {
+    const a = makePgLocks(pool);
+    const b = makePgLocks(pool, patient);
+    const r = uniq("relisten");
+    const ha = await a.locks.acquire(r);
+    const waiting = b.locks.acquire(r);
+    await sleep(200);
+    const { rows } = await pool.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> $2",
+      [`LISTEN ${PG_CHANNEL}`, spyPid],
+    );
+    expect(rows).toHaveLength(1);
+    await sleep(1_000);
+    const releasedAt = performance.now();
+    await ha.release();
+    const hb = await waiting;
+    expect(performance.now() - releasedAt).toBeLessThan(1_000);
+    await hb.release();
+    await Promise.all([a.locks.close(), b.locks.close()]);
+  });
+});

@@ -1,0 +1,329 @@
+import type {
+  AcquireReply,
+  LockBackend,
+  LockKeys,
+  ReadsFn,
+  ReleaseReply,
+  ReleaseSubscriber,
+  WriteFn,
+} from "../../src/core/backend.js";
+import type { RedisClient } from "../../src/redis/scripts/index.js";
+import type { ModelRedis } from "./model.js";
+import type { SimProcess, World } from "./world.js";
+
+/** How hostile the network is in one run; chosen from the seed. */
+export interface Faults {
+  /** A request that never reaches Redis. */
+  loseRequest: number;
+  /** A command Redis ran whose reply never comes back. */
+  loseReply: number;
+  /** Usual one-way delay range, ms. */
+  delayMs: [number, number];
+  /** Chance of a slow delivery (a stall of up to slowMs). */
+  slow: number;
+  slowMs: number;
+  /** The client's commandTimeout: an unanswered call fails after it. */
+  commandTimeoutMs: number;
+  reconnectMs: [number, number];
+}
+
+type Op = () => unknown;
+
+const closedError = () => Object.assign(new Error("Connection is closed."), { name: "Error" });
+const timeoutError = () => Object.assign(new Error("Command timed out"), { name: "Error" });
+
+/** One client connection of a simulated process to the simulated Redis. */
+export class SimConnection {
+  up = true;
+  epoch = 0;
+  private pending = new Set<{ reject(e: unknown): void; epoch: number }>();
+
+  constructor(
+    private readonly world: World,
+    private readonly proc: SimProcess,
+    private readonly faults: Faults,
+    private readonly afterRun: () => void,
+  ) {}
+
+  private delay(): number {
+    const { rng } = this.world;
+    const [lo, hi] = this.faults.delayMs;
+    return rng.chance(this.faults.slow) ? rng.int(lo, this.faults.slowMs) : rng.int(lo, hi);
+  }
+
+  /** Sends ops as one message; they run in order in Redis; the replies come back together. */
+  send<T extends unknown[]>(ops: { [K in keyof T]: Op }, label: string): Promise<T> {
+    const { world } = this;
+    if (!this.up) return Promise.reject(closedError());
+    return new Promise<T>((resolve, reject) => {
+      const epoch = this.epoch;
+      const call = { reject, epoch };
+      let settled = false;
+      this.pending.add(call);
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        this.pending.delete(call);
+        fn();
+      };
+      const lostRequest = world.rng.chance(this.faults.loseRequest);
+      const lostReply = world.rng.chance(this.faults.loseReply);
+      world.after(this.faults.commandTimeoutMs, () => settle(() => reject(timeoutError())), this.proc);
+      if (lostRequest) {
+        world.log(`${this.proc.name} ${label}: request lost`);
+        return;
+      }
+      world.after(this.delay(), () => {
+        if (this.epoch !== epoch) return;
+        const replies: unknown[] = [];
+        for (const op of ops) {
+          try {
+            replies.push({ ok: true, value: op() });
+          } catch (err) {
+            replies.push({ ok: false, err });
+          }
+        }
+        this.afterRun();
+        world.log(
+          `${this.proc.name} ${label} ran → ${JSON.stringify(replies.map((r) => (r as { value?: unknown }).value))}${lostReply ? " (reply lost)" : ""}`,
+        );
+        if (lostReply) return;
+        world.after(
+          this.delay(),
+          () => {
+            if (this.epoch !== epoch) return;
+            settle(() => resolve(replies as T));
+          },
+          this.proc,
+        );
+      });
+    });
+  }
+
+  /** Kills the connection: calls in flight fail with a connection error; it comes back after a while. */
+  kill(): void {
+    this.epoch++;
+    this.up = false;
+    for (const c of this.pending) c.reject(closedError());
+    this.pending.clear();
+    const [lo, hi] = this.faults.reconnectMs;
+    this.world.after(this.world.rng.int(lo, hi), () => {
+      this.up = true;
+    });
+  }
+}
+
+type Settled = { ok: true; value: unknown } | { ok: false; err: unknown };
+const unwrap = <T>(s: Settled): T => {
+  if (!s.ok) throw s.err;
+  return s.value as T;
+};
+
+/** The facade a `reads` or `releaseAfter` write function sees instead of an ioredis client. */
+export interface SimRedis {
+  fencedRead(key: string, fields: string[]): Promise<[number, ...(string | null)[]]>;
+  fencedWrite(key: string, token: number, delta: number): Promise<[number, number]>;
+}
+
+/** The subscriber of one process: subscriptions survive reconnects (ioredis re-subscribes), messages sent while it is down are lost. */
+export class SimSubscriber implements ReleaseSubscriber {
+  up = true;
+  readonly channels = new Set<string>();
+  closed = false;
+
+  constructor(
+    private readonly world: World,
+    private readonly proc: SimProcess,
+    private readonly faults: Faults,
+    private readonly onRelease: (resource: string) => void,
+    private readonly onResubscribed: (() => void) | undefined,
+  ) {}
+
+  subscribe(resource: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (!this.up) return reject(closedError());
+      this.world.after(
+        this.world.rng.int(...this.faults.delayMs) * 2,
+        () => {
+          if (this.closed) return;
+          if (!this.up) return reject(closedError());
+          this.channels.add(resource);
+          resolve();
+        },
+        this.proc,
+      );
+    });
+  }
+  unsubscribe(resource: string): void {
+    this.channels.delete(resource);
+  }
+  async close(): Promise<void> {
+    this.closed = true;
+    this.channels.clear();
+  }
+
+  deliver(resource: string): void {
+    if (!this.up || this.closed || !this.channels.has(resource)) return;
+    this.world.after(
+      this.world.rng.int(...this.faults.delayMs),
+      () => {
+        if (this.up && !this.closed && this.channels.has(resource)) this.onRelease(resource);
+      },
+      this.proc,
+    );
+  }
+
+  kill(): void {
+    if (this.closed) return;
+    this.up = false;
+    this.world.log(`${this.proc.name} subscriber killed`);
+    this.world.after(
+      this.world.rng.int(...this.faults.reconnectMs),
+      () => {
+        if (this.closed) return;
+        this.up = true;
+        this.onResubscribed?.();
+      },
+      this.proc,
+    );
+  }
+}
+
+/** A LockBackend whose Redis is the model and whose network is the world's. */
+export function createSimBackend(opts: {
+  world: World;
+  proc: SimProcess;
+  conn: SimConnection;
+  redis: () => ModelRedis;
+  faults: Faults;
+  subscribers: Set<SimSubscriber>;
+}): LockBackend & { subscriber(): SimSubscriber | undefined } {
+  const { world, proc, conn, redis, faults, subscribers } = opts;
+  const channelOf = (resource: string) => `ch:${resource}`;
+  let sub: SimSubscriber | undefined;
+  /** Ops a reads/write function issued, riding with the attempt or release that called it. */
+  let riding: Op[] | undefined;
+  const facade: SimRedis = {
+    fencedRead: (key, fields) =>
+      ride(() => redis().fencedRead(current!.key, current!.fence, key, current!.owner, "fence", fields)),
+    fencedWrite: (key, token, delta) => ride(() => redis().fencedWrite(key, token, delta)),
+  };
+  let current: LockKeys | undefined;
+  let ridingResults: ((s: Settled) => void)[] = [];
+  function ride<T>(op: Op): Promise<T> {
+    if (!riding) return Promise.reject(new Error("sim: facade used outside a reads/write call"));
+    riding.push(op);
+    return new Promise<T>((resolve, reject) => {
+      ridingResults.push((s) => (s.ok ? resolve(s.value as T) : reject(s.err)));
+    });
+  }
+  function withRiders<T>(
+    label: string,
+    main: Op,
+    extra: (facade: RedisClient, lock: LockKeys) => unknown,
+    lock: LockKeys,
+    mainFirst: boolean,
+  ): Promise<{ main: T; ride: Promise<unknown> }> {
+    riding = [];
+    ridingResults = [];
+    current = lock;
+    let rideResult: unknown;
+    try {
+      rideResult = extra(facade as unknown as RedisClient, lock);
+    } catch (err) {
+      rideResult = Promise.reject(err);
+    }
+    const ops = riding;
+    const settleRiders = ridingResults;
+    riding = undefined;
+    const all = mainFirst ? [main, ...ops] : [...ops, main];
+    const sent = conn.send<Settled[]>(all as never, label);
+    sent.then(
+      (replies) => {
+        const rideReplies = mainFirst ? replies.slice(1) : replies.slice(0, -1);
+        rideReplies.forEach((r, i) => {
+          settleRiders[i]!(r);
+        });
+      },
+      (err) => {
+        for (const s of settleRiders) s({ ok: false, err });
+      },
+    );
+    const ridePromise = Promise.resolve(rideResult);
+    ridePromise.catch(() => {});
+    return sent.then((replies) => ({
+      main: unwrap<T>(mainFirst ? replies[0]! : replies[replies.length - 1]!),
+      ride: ridePromise,
+    }));
+  }
+  return {
+    async acquire(resource, key, owner, leaseMs, more, reads?: ReadsFn): Promise<AcquireReply> {
+      const fence = `fence:${resource}`;
+      const op = () => redis().acquire(key, fence, owner, leaseMs, more);
+      if (!reads) {
+        const [r] = await conn.send<[Settled]>([op], `acquire ${resource} ${owner}`);
+        const v = unwrap<[number, number, number]>(r);
+        return v[0] === 1 ? [1, v[1], v[2]] : [0, v[1]];
+      }
+      const { main, ride } = await withRiders<[number, number, number]>(
+        `acquire+read ${resource} ${owner}`,
+        op,
+        reads as never,
+        { key, fence, owner },
+        true,
+      );
+      return main[0] === 1 ? [1, main[1], main[2], ride] : [0, main[1]];
+    },
+    canRead: true,
+    async renew(key, owner, leaseMs) {
+      const [r] = await conn.send<[Settled]>([() => redis().renew(key, owner, leaseMs)], `renew ${owner}`);
+      return unwrap<number>(r) === 1;
+    },
+    async renewMany(items) {
+      const replies = await conn.send<Settled[]>(
+        items.map((it) => () => redis().renew(it.key, it.owner, it.leaseMs)) as never,
+        `renewMany ${items.length}`,
+      );
+      return replies.map((r) => unwrap<number>(r) === 1);
+    },
+    async release(resource, key, owner, leaseMs): Promise<ReleaseReply> {
+      const [r] = await conn.send<[Settled]>(
+        [() => redis().release(key, channelOf(resource), owner, leaseMs)],
+        `release ${resource} ${owner}`,
+      );
+      const [code, left] = unwrap<[0 | 1 | 2, number]>(r);
+      return [code, left];
+    },
+    releaseAfter<T>(write: WriteFn<T>, resource: string, key: string, owner: string, leaseMs: number) {
+      const op = () => redis().release(key, channelOf(resource), owner, leaseMs);
+      const sent = withRiders<[0 | 1 | 2, number]>(
+        `write+release ${resource} ${owner}`,
+        op,
+        write as never,
+        { key, fence: `fence:${resource}`, owner },
+        false,
+      );
+      const reply = sent.then((s) => s.main as ReleaseReply);
+      const written = sent.then(
+        (s) =>
+          s.ride.then(
+            (value): PromiseSettledResult<T> => ({ status: "fulfilled", value: value as T }),
+            (reason: unknown): PromiseSettledResult<T> => ({ status: "rejected", reason }),
+          ),
+        (reason: unknown): PromiseSettledResult<T> => ({ status: "rejected", reason }),
+      );
+      return { reply, write: written };
+    },
+    noReply: (err) => err instanceof Error && /Connection is closed|Command timed out/.test(err.message),
+    async list() {
+      return [];
+    },
+    createSubscriber(onRelease, onResubscribed) {
+      sub = new SimSubscriber(world, proc, faults, onRelease, onResubscribed);
+      subscribers.add(sub);
+      return sub;
+    },
+    async close() {},
+    subscriber: () => sub,
+  };
+}

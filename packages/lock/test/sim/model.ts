@@ -1,0 +1,228 @@
+/**
+ * A TypeScript model of the Redis state the library's scripts touch, one function per script, written from
+ * the Lua in src/scripts/. model-vs-redis.test.ts runs the same random operations against this model and a
+ * real redis-server and requires identical replies and state, so the simulation's Redis is the real one's
+ * semantics, not a guess.
+ */
+type Value = { kind: "hash"; fields: Map<string, string> } | { kind: "string"; value: string };
+
+interface Entry {
+  value: Value;
+  /** Absolute virtual ms, or Infinity. */
+  expiresAt: number;
+}
+
+const FENCE_RETENTION_MS = 86_400_000;
+
+export class ModelRedis {
+  private data = new Map<string, Entry>();
+  /** Published messages: channel names, in order. */
+  published: string[] = [];
+
+  constructor(
+    private readonly now: () => number,
+    /** Redis's own clock in µs (TIME); may be offset from the simulation's. */
+    private readonly timeUs: () => number = () => Math.floor(now() * 1000),
+  ) {}
+
+  flushAll(): void {
+    this.data.clear();
+  }
+
+  private get(key: string): Entry | undefined {
+    const e = this.data.get(key);
+    // Redis keeps a key alive up to and including its expiry ms (keyIsExpired: `now > when`).
+    if (e && e.expiresAt < this.now()) {
+      this.data.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  private hash(key: string): Map<string, string> | undefined {
+    const e = this.get(key);
+    if (!e) return undefined;
+    if (e.value.kind !== "hash")
+      throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    return e.value.fields;
+  }
+
+  private str(key: string): string | undefined {
+    const e = this.get(key);
+    if (!e) return undefined;
+    if (e.value.kind !== "string")
+      throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    return e.value.value;
+  }
+
+  pttl(key: string): number {
+    const e = this.get(key);
+    if (!e) return -2;
+    return e.expiresAt === Number.POSITIVE_INFINITY ? -1 : Math.max(0, Math.round(e.expiresAt - this.now()));
+  }
+
+  private pexpire(key: string, ms: number): void {
+    const e = this.get(key);
+    if (e) e.expiresAt = this.now() + ms;
+  }
+
+  private raiseTtl(key: string, lease: number): void {
+    if (this.pttl(key) < lease) this.pexpire(key, lease);
+  }
+
+  private nextToken(fence: string): number {
+    const last = Number(this.str(fence) ?? "0");
+    const token = Math.max(last + 1, this.timeUs());
+    this.data.set(fence, {
+      value: { kind: "string", value: String(token) },
+      expiresAt: this.now() + FENCE_RETENTION_MS,
+    });
+    return token;
+  }
+
+  /** acquire.ts: [1, count, token] | [0, pttl, 0]. */
+  acquire(key: string, fence: string, owner: string, lease: number, more: boolean): [number, number, number] {
+    let h = this.hash(key);
+    if (!h) {
+      const token = this.nextToken(fence);
+      h = new Map([[owner, "1"]]);
+      if (more) h.set("~waiters", "1");
+      this.data.set(key, { value: { kind: "hash", fields: h }, expiresAt: this.now() + lease });
+      return [1, 1, token];
+    }
+    if (h.has(owner)) {
+      let token = Number(this.str(fence) ?? "0");
+      if (token === 0) token = this.nextToken(fence);
+      else this.pexpire(fence, FENCE_RETENTION_MS);
+      const count = Number(h.get(owner)) + 1;
+      h.set(owner, String(count));
+      this.raiseTtl(key, lease);
+      return [1, count, token];
+    }
+    h.set("~waiters", "1");
+    return [0, this.pttl(key), 0];
+  }
+
+  /** release.ts: [0, 0] not-owner | [1, left] | [2, 0]. */
+  release(key: string, channel: string, owner: string, lease: number): [number, number] {
+    const h = this.hash(key);
+    if (!h?.has(owner)) return [0, 0];
+    const left = Number(h.get(owner)) - 1;
+    if (left > 0) {
+      h.set(owner, String(left));
+      this.raiseTtl(key, lease);
+      return [1, left];
+    }
+    h.delete(owner);
+    const waiting = h.has("~waiters");
+    this.data.delete(key);
+    if (waiting) this.published.push(channel);
+    return [2, 0];
+  }
+
+  /** renew.ts: 1 | 0. */
+  renew(key: string, owner: string, lease: number): number {
+    const h = this.hash(key);
+    if (!h?.has(owner)) return 0;
+    this.raiseTtl(key, lease);
+    return 1;
+  }
+
+  /** fenced-write.ts: [1, value] | [0, fence] STALE | [-1, value] INSUFFICIENT. */
+  fencedWrite(
+    key: string,
+    token: number,
+    delta: number,
+    valueField = "qty",
+    fenceField = "fence",
+  ): [number, number] {
+    const h = this.hash(key);
+    const fence = Number(h?.get(fenceField) ?? "0");
+    if (token < fence) return [0, fence];
+    const value = Number(h?.get(valueField) ?? "0");
+    if (delta < 0 && value + delta < 0) return [-1, value];
+    const fields = h ?? new Map<string, string>();
+    if (!h) this.data.set(key, { value: { kind: "hash", fields }, expiresAt: Number.POSITIVE_INFINITY });
+    if (token > fence) fields.set(fenceField, String(token));
+    fields.set(valueField, String(value + delta));
+    return [1, value + delta];
+  }
+
+  /** fenced-read.ts: [state, ...values]. */
+  fencedRead(
+    lock: string,
+    fenceKey: string,
+    key: string,
+    owner: string,
+    fenceField: string,
+    read: string[],
+  ): [number, ...(string | null)[]] {
+    let state = 0;
+    if (this.hash(lock)?.has(owner)) {
+      const token = Number(this.str(fenceKey) ?? "0");
+      const h = this.hash(key);
+      const fence = Number(h?.get(fenceField) ?? "0");
+      if (token < fence) state = -1;
+      else {
+        state = 1;
+        if (token > fence) {
+          const fields = h ?? new Map<string, string>();
+          if (!h)
+            this.data.set(key, { value: { kind: "hash", fields }, expiresAt: Number.POSITIVE_INFINITY });
+          fields.set(fenceField, String(token));
+        }
+      }
+    }
+    // The script touches the guarded hash here only through HGET of each field read (none: no WRONGTYPE).
+    const h = read.length > 0 ? this.hash(key) : undefined;
+    return [state, ...read.map((f) => h?.get(f) ?? null)];
+  }
+
+  /** Test helpers. */
+  hset(key: string, field: string, value: string): void {
+    let h = this.hash(key);
+    if (!h) {
+      h = new Map();
+      this.data.set(key, { value: { kind: "hash", fields: h }, expiresAt: Number.POSITIVE_INFINITY });
+    }
+    h.set(field, value);
+  }
+  hgetall(key: string): Record<string, string> {
+    return Object.fromEntries(this.hash(key) ?? []);
+  }
+  owners(key: string): string[] {
+    return [...(this.hash(key)?.keys() ?? [])].filter((f) => f !== "~waiters");
+  }
+  getString(key: string): string | null {
+    return this.str(key) ?? null;
+  }
+  keys(): string[] {
+    return [...this.data.keys()].filter((k) => this.get(k) !== undefined);
+  }
+  /** SET key value (no TTL): corrupts a key's type, as a foreign writer could. */
+  setString(key: string, value: string): void {
+    this.data.set(key, { value: { kind: "string", value }, expiresAt: Number.POSITIVE_INFINITY });
+  }
+  /** PEXPIRE key ms (ms > 0): 1 when the key exists. */
+  pexpireKey(key: string, ms: number): number {
+    if (!this.get(key)) return 0;
+    this.pexpire(key, ms);
+    return 1;
+  }
+  del(key: string): number {
+    return this.get(key) && this.data.delete(key) ? 1 : 0;
+  }
+  /** TYPE, PTTL and the value of a key, as the differential test reads them from Redis. */
+  snapshot(key: string): { type: "none" | "hash" | "string"; pttl: number; value: unknown } {
+    const e = this.get(key);
+    if (!e) return { type: "none", pttl: -2, value: null };
+    const value = e.value.kind === "hash" ? Object.fromEntries(e.value.fields) : e.value.value;
+    return { type: e.value.kind, pttl: this.pttl(key), value };
+  }
+  /** Absolute expiry (virtual ms) of every live key that has one. */
+  expiries(): number[] {
+    return this.keys()
+      .map((k) => this.data.get(k)!.expiresAt)
+      .filter((t) => t !== Number.POSITIVE_INFINITY);
+  }
+}

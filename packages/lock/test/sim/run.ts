@@ -1,0 +1,459 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createLocksWithBackend } from "../../src/core/create.js";
+import { LocksClosedError } from "../../src/errors.js";
+import type { LockHandle, Locks } from "../../src/types.js";
+import {
+  createSimBackend,
+  type Faults,
+  SimConnection,
+  type SimRedis,
+  type SimSubscriber,
+} from "./backend.js";
+import { ModelRedis } from "./model.js";
+import { Rng } from "./rng.js";
+import { SimProcess, World } from "./world.js";
+
+/** Settings of one simulated run. */
+export interface SimOptions {
+  processes?: number;
+  tasks?: number;
+  /** Virtual ms the run may take before anything still pending counts as a hang. */
+  horizonMs?: number;
+  /** Keep the whole trace (a replay), not just its last few thousand lines. */
+  fullTrace?: boolean;
+}
+
+export interface SimResult {
+  seed: number;
+  ok: boolean;
+  violation?: string;
+  trace: string[];
+  stats: { events: number; acquired: number; sold: number };
+}
+
+const LEASE = 300;
+const RESOURCES = ["r1", "r2"];
+const STOCK = "stock:{sim}";
+const STOCK_LOCK = "stock-lock";
+const INITIAL_STOCK = 5;
+const RETRY_MAX = 5_000;
+
+interface Section {
+  resource: string;
+  parent: Section | undefined;
+  active: boolean;
+  /** Itself and the enclosing sections that were still running when it started. */
+  liveAtStart: Section[];
+  handle: LockHandle;
+}
+
+interface PendingAcquire {
+  proc: Proc;
+  resource: string;
+  start: number;
+  waitMs: number;
+  pausedAtStart: number;
+}
+
+interface Proc {
+  sim: SimProcess;
+  conn: SimConnection;
+  locks: Locks;
+  closed: boolean;
+  pausedTotal: number;
+  handles: Set<LockHandle>;
+  subscriber(): SimSubscriber | undefined;
+}
+
+/** Runs one seed; never throws: a broken invariant is the result. */
+export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimResult> {
+  const world = new World(seed, opts.fullTrace);
+  const rng = world.rng;
+  // Each run draws its own weather: some calm, some stormy.
+  const stormy = rng.chance(0.5);
+  const faults: Faults = {
+    loseRequest: stormy ? 0.03 : 0,
+    loseReply: stormy ? 0.03 : 0,
+    delayMs: [1, 5],
+    slow: stormy ? 0.05 : 0.01,
+    slowMs: stormy ? 250 : 40,
+    commandTimeoutMs: 300,
+    reconnectMs: [20, 150],
+  };
+  let redis = new ModelRedis(() => world.now);
+  const subscribers = new Set<SimSubscriber>();
+  const afterRun = () => {
+    for (const channel of redis.published.splice(0)) {
+      for (const s of subscribers) s.deliver(channel.slice(3));
+    }
+  };
+  const procs: Proc[] = [];
+  const nProcs = opts.processes ?? rng.int(2, 3);
+  for (let i = 0; i < nProcs; i++) {
+    const sim = new SimProcess(world, `p${i}`);
+    const conn = new SimConnection(world, sim, faults, afterRun);
+    const backend = createSimBackend({ world, proc: sim, conn, redis: () => redis, faults, subscribers });
+    const locks = createLocksWithBackend(
+      backend,
+      {
+        leaseMs: LEASE,
+        waitMs: 1_000,
+        instanceId: `p${i}`,
+        retry: { maxMs: RETRY_MAX, minMs: 5, jitterMs: 10 },
+      },
+      { clock: sim.clock, random: () => rng.next() },
+    );
+    procs.push({
+      sim,
+      conn,
+      locks,
+      closed: false,
+      pausedTotal: 0,
+      handles: new Set(),
+      subscriber: backend.subscriber,
+    });
+  }
+  redis.hset(STOCK, "qty", String(INITIAL_STOCK));
+
+  let violation: string | undefined;
+  const fail = (msg: string) => {
+    if (!violation) {
+      violation = msg;
+      world.log(`VIOLATION: ${msg}`);
+      world.stopped = true;
+    }
+  };
+  const sections = new Set<Section>();
+  /** Handles whose key Redis lost under them (the expire fault): they may believe they hold it until they
+   * look; only withLock's "protected throughout" check still applies to them. */
+  const tainted = new Set<LockHandle>();
+  const sectionScope = new AsyncLocalStorage<Section>();
+  const pending = new Set<PendingAcquire>();
+  const freeSince = new Map<string, number>();
+  const stats = { events: 0, acquired: 0, sold: 0 };
+  let sold = 0;
+  let badCount = 0;
+  const unhandled = (reason: unknown) =>
+    fail(`unhandled rejection: ${String((reason as Error)?.stack ?? reason)}`);
+  process.on("unhandledRejection", unhandled);
+
+  const ancestors = (s: Section | undefined): Section[] => {
+    const out: Section[] = [];
+    for (let c = s; c; c = c.parent) out.push(c);
+    return out;
+  };
+
+  const check = () => {
+    stats.events++;
+    // I1, I2: one owner holds a resource at a time, and only while Redis says so.
+    const byResource = new Map<string, Set<string>>();
+    for (const p of procs) {
+      for (const h of p.handles) {
+        if (!h.isHeld() || tainted.has(h)) continue;
+        const owners = byResource.get(h.resource) ?? new Set();
+        owners.add(h.owner);
+        byResource.set(h.resource, owners);
+        if (!redis.owners(h.key).includes(h.owner))
+          fail(
+            `${p.sim.name}: handle of ${h.owner} on ${h.resource} reports held, but Redis has ${JSON.stringify(redis.owners(h.key))}`,
+          );
+      }
+    }
+    for (const [r, owners] of byResource)
+      if (owners.size > 1) fail(`two holders of ${r}: ${[...owners].join(", ")}`);
+    // I3: the guarded stock never goes below zero, nor sells more than it had.
+    const qty = Number(redis.hgetall(STOCK).qty ?? "0");
+    if (qty < 0) fail(`stock went below zero: ${qty}`);
+    if (sold > INITIAL_STOCK) fail(`sold ${sold} of ${INITIAL_STOCK}`);
+    // Critical sections of one resource overlap only when both began inside one still-running scope (a holder's
+    // own concurrent children, the documented choice); detached work started after its scope ended never does.
+    // A section whose lock was lost (and signalled) no longer counts as protected.
+    const active = [...sections].filter((s) => s.active && s.handle.isHeld() && !tainted.has(s.handle));
+    for (let i = 0; i < active.length; i++) {
+      for (let j = i + 1; j < active.length; j++) {
+        const a = active[i]!;
+        const b = active[j]!;
+        if (a.resource !== b.resource) continue;
+        if (!a.liveAtStart.some((x) => b.liveAtStart.includes(x)))
+          fail(
+            `two critical sections of ${a.resource} overlap, and neither began inside a scope the other began in (owners ${a.handle.owner} count ${a.handle.count} / ${b.handle.owner} count ${b.handle.count})`,
+          );
+      }
+    }
+    // I8: a free lock is not left unclaimed while a running process waits for it.
+    for (const r of [...RESOURCES, STOCK_LOCK]) {
+      const waiting = [...pending].some(
+        (w) => w.resource === r && w.waitMs > 0 && !w.proc.closed && !(w.proc.sim.pausedUntil! > world.now),
+      );
+      const free = redis.owners(`lock:{${r}}`).length === 0;
+      if (waiting && free) {
+        const since = freeSince.get(r) ?? world.now;
+        freeSince.set(r, since);
+        if (world.now - since > 1_500)
+          fail(`lock ${r} free for ${world.now - since} ms while a waiter waits (lost wake-up)`);
+      } else freeSince.delete(r);
+    }
+  };
+
+  /** Tracks one acquire call for the settle bound and the lost-wake-up check; `settled` ends the wait early. */
+  async function tracked<T>(
+    p: Proc,
+    resource: string,
+    waitMs: number,
+    fn: (settled: () => void) => Promise<T>,
+  ): Promise<T> {
+    const w: PendingAcquire = { proc: p, resource, start: world.now, waitMs, pausedAtStart: p.pausedTotal };
+    pending.add(w);
+    let done = false;
+    const settled = () => {
+      if (done) return;
+      done = true;
+      pending.delete(w);
+      const took = world.now - w.start - (p.pausedTotal - w.pausedAtStart);
+      const bound = waitMs + faults.commandTimeoutMs + 2 * faults.slowMs + 10;
+      if (took > bound)
+        fail(`${p.sim.name}: acquire of ${resource} with waitMs ${waitMs} took ${took} ms (bound ${bound})`);
+    };
+    try {
+      return await fn(settled);
+    } finally {
+      settled();
+    }
+  }
+
+  const keep = (p: Proc, h: LockHandle) => {
+    p.handles.add(h);
+    stats.acquired++;
+  };
+
+  /** The enclosing sections of `resource` whose locks are held as the call is made (what re-entry may join). */
+  const liveEnclosing = (resource: string): Section[] =>
+    ancestors(sectionScope.getStore()).filter((x) => x.resource === resource && x.handle.isHeld());
+
+  async function body(p: Proc, h: LockHandle, depth: number, liveAtCall: Section[]): Promise<void> {
+    const parent = sectionScope.getStore();
+    const enclosing = parent?.resource === h.resource ? parent : undefined;
+    const s: Section = { resource: h.resource, parent: enclosing, active: true, liveAtStart: [], handle: h };
+    s.liveAtStart = [s, ...liveAtCall];
+    sections.add(s);
+    try {
+      await sectionScope.run(s, async () => {
+        const roll = rng.next();
+        if (depth === 0 && roll < 0.15) {
+          // Detached work started inside the scope, run after it ends.
+          p.sim.clock.setTimer(
+            () => {
+              void Promise.all([task(p, "withLock", h.resource, 1), task(p, "withLock", h.resource, 1)]);
+            },
+            rng.int(1, 80),
+          );
+        }
+        if (depth === 0 && roll > 0.85) await task(p, "withLock", h.resource, depth + 1);
+        await p.sim.sleep(rng.chance(0.1) ? rng.int(LEASE, 2 * LEASE) : rng.int(1, 120));
+      });
+    } finally {
+      s.active = false;
+      sections.delete(s);
+    }
+  }
+
+  async function task(p: Proc, kind: string, resource: string, depth = 0): Promise<void> {
+    if (p.closed) return;
+    const waitMs = rng.int(0, 3) === 0 ? 0 : rng.int(100, 1_200);
+    const leaseOpt = rng.chance(0.3) ? { leaseMs: rng.int(100, LEASE) } : {};
+    try {
+      if (kind === "withLock") {
+        let protectedThroughout = true;
+        let hk: LockHandle | undefined;
+        let inBody = false;
+        const liveAtCall = liveEnclosing(resource);
+        const watch = setIntervalSim(() => {
+          if (inBody && hk && !redis.owners(hk.key).includes(hk.owner)) protectedThroughout = false;
+        });
+        try {
+          await tracked(p, resource, waitMs, (settled) =>
+            p.locks.withLock(
+              resource,
+              async (h) => {
+                settled();
+                hk = h;
+                inBody = true;
+                keep(p, h);
+                await body(p, h, depth, liveAtCall);
+                if (!redis.owners(h.key).includes(h.owner)) protectedThroughout = false;
+                inBody = false;
+              },
+              { waitMs, ...leaseOpt },
+            ),
+          );
+          if (!protectedThroughout)
+            fail(
+              `${p.sim.name}: withLock(${resource}) resolved normally, but its owner did not hold the key throughout`,
+            );
+        } finally {
+          watch();
+        }
+      } else if (kind === "acquire") {
+        const ac = new AbortController();
+        if (rng.chance(0.3)) p.sim.clock.setTimer(() => ac.abort(new Error("sim abort")), rng.int(1, 400));
+        const h = await tracked(p, resource, waitMs, () =>
+          p.locks.acquire(resource, { waitMs, signal: ac.signal, ...leaseOpt }),
+        );
+        if (p.closed) fail(`${p.sim.name}: acquire returned a handle after close()`);
+        keep(p, h);
+        if (rng.chance(0.3)) {
+          const again = await p.locks.acquire(resource, { owner: h.owner, waitMs: 0 });
+          keep(p, again);
+          await p.sim.sleep(rng.int(1, 60));
+          await again.release().catch(() => {});
+        }
+        await p.sim.sleep(rng.int(1, 150));
+        await h.release().catch(() => {});
+      } else if (kind === "try") {
+        const h = await p.locks.tryAcquire(resource, leaseOpt);
+        if (h) {
+          keep(p, h);
+          await p.sim.sleep(rng.int(1, 100));
+          await h.release().catch(() => {});
+        }
+      } else if (kind === "stock") {
+        const reads = (r: unknown) => (r as SimRedis).fencedRead(STOCK, ["qty"]);
+        const h = await tracked(p, STOCK_LOCK, waitMs, () =>
+          p.locks.acquire(STOCK_LOCK, { waitMs, reads: reads as never, ...leaseOpt }),
+        );
+        keep(p, h);
+        const [state, qty] = (await (h as unknown as { reads: Promise<[number, string | null]> }).reads) ?? [
+          0,
+          "0",
+        ];
+        if (state !== 1 || Number(qty) <= 0) {
+          await h.release().catch(() => {});
+          return;
+        }
+        await p.sim.sleep(rng.chance(0.15) ? rng.int(LEASE, 2 * LEASE) : rng.int(1, 60));
+        const out = await h.releaseAfter((r) => (r as unknown as SimRedis).fencedWrite(STOCK, h.token!, -1));
+        if (out.write.status === "fulfilled" && out.write.value[0] === 1) sold++;
+      } else if (kind === "bad-reads") {
+        const bad = `bad-${p.sim.name}-${++badCount}`;
+        await p.locks
+          .acquire(bad, {
+            waitMs,
+            reads: (() => {
+              throw new Error("reads bug");
+            }) as never,
+          })
+          .then(
+            () => fail(`${p.sim.name}: acquire with a throwing reads resolved`),
+            () => {},
+          );
+        await p.sim.sleep(faults.commandTimeoutMs + 2 * faults.slowMs + 10);
+        const owners = redis.owners(`lock:{${bad}}`);
+        if (owners.length > 0 && !p.closed && faults.loseReply === 0)
+          fail(`${p.sim.name}: a throwing reads left the lock held by ${owners[0]}`);
+      }
+    } catch (err) {
+      if (p.closed && !(err instanceof LocksClosedError) && (err as Error)?.name === "LockTimeoutError")
+        fail(
+          `${p.sim.name}: an acquire after close() failed with ${(err as Error).name}, not LocksClosedError`,
+        );
+    }
+  }
+
+  /** A repeating check on the process's clock; returns its stop function. */
+  function setIntervalSim(fn: () => void): () => void {
+    let stopped = false;
+    const tick = () => {
+      if (stopped) return;
+      fn();
+      world.after(7, tick);
+    };
+    world.after(7, tick);
+    return () => {
+      stopped = true;
+    };
+  }
+
+  const kinds = ["withLock", "withLock", "acquire", "try", "stock", "stock", "bad-reads"];
+  let unfinished = 0;
+  const nTasks = opts.tasks ?? 24;
+  for (let i = 0; i < nTasks; i++) {
+    const p = rng.pick(procs);
+    const kind = rng.pick(kinds);
+    const resource = rng.pick(RESOURCES);
+    const at = rng.int(0, 2_000);
+    unfinished++;
+    world.at(
+      at,
+      () => {
+        void task(p, kind, resource).finally(() => unfinished--);
+      },
+      p.sim,
+    );
+  }
+  // Faults: kills, subscriber kills, pauses, and sometimes a close() at any moment.
+  const nFaults = stormy ? rng.int(3, 10) : rng.int(0, 2);
+  for (let i = 0; i < nFaults; i++) {
+    const p = rng.pick(procs);
+    const what = rng.pick(["kill", "kill-sub", "pause", "pause"]);
+    world.at(rng.int(0, 2_500), () => {
+      if (what === "kill") {
+        world.log(`${p.sim.name} connection killed`);
+        p.conn.kill();
+      } else if (what === "kill-sub") p.subscriber()?.kill();
+      else {
+        const ms = rng.int(50, 2 * LEASE);
+        p.sim.pause(ms);
+        p.pausedTotal += ms;
+      }
+    });
+  }
+  // A lock key lost early (evicted, deleted by hand, a failover that lost the write). Drawn from a stream of
+  // its own so that every seed without this fault runs exactly as before it existed.
+  const lossRng = new Rng((seed * 7919 + 17) >>> 0);
+  if (lossRng.chance(0.3)) {
+    const r = lossRng.pick([...RESOURCES, STOCK_LOCK]);
+    world.at(lossRng.int(0, 2_500), () => {
+      const key = `lock:{${r}}`;
+      if (redis.owners(key).length === 0) return;
+      world.log(`lock key of ${r} lost (held by ${redis.owners(key).join(", ")})`);
+      for (const p of procs) for (const h of p.handles) if (h.key === key) tainted.add(h);
+      redis.del(key);
+    });
+  }
+  if (rng.chance(0.25)) {
+    const p = rng.pick(procs);
+    world.at(rng.int(0, 2_500), () => {
+      world.log(`${p.sim.name} close()`);
+      p.closed = true;
+      void p.locks.close();
+    });
+  }
+
+  const horizon = opts.horizonMs ?? 30_000;
+  try {
+    await world.run(horizon, () => {
+      if (!violation) check();
+    });
+    if (!violation) {
+      if (unfinished > 0) fail(`${unfinished} task(s) still pending after ${horizon} virtual ms (a hang)`);
+      for (const p of procs) {
+        if (!p.closed) continue;
+        if (p.sim.timers.size > 0) fail(`${p.sim.name}: ${p.sim.timers.size} timer(s) left after close()`);
+        const sub = p.subscriber();
+        if (sub && !sub.closed) fail(`${p.sim.name}: subscriber left open after close()`);
+      }
+    }
+  } finally {
+    process.off("unhandledRejection", unhandled);
+    for (const p of procs) if (!p.closed) await p.locks.close();
+    // Node 20's AsyncLocalStorage visits every enabled instance on every promise created, and an instance stays
+    // enabled until disable(): without this, each seed's stores (ours and each Locks' scope, which close()
+    // leaves enabled) would slow every later seed down, 500 seeds taking minutes instead of seconds.
+    sectionScope.disable();
+    for (const p of procs)
+      (p.locks as unknown as { scope?: { als?: AsyncLocalStorage<unknown> } }).scope?.als?.disable();
+  }
+  stats.sold = sold;
+  redis = new ModelRedis(() => world.now);
+  return { seed, ok: !violation, violation, trace: world.trace, stats };
+}

@@ -1,0 +1,108 @@
+import { appendFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { runSeed, type SimResult } from "./run.js";
+
+// `npm test`: 500 seeds. scripts/sim.mjs (`npm run test:sim -- --seeds N | --seed S`) sets these.
+const SEEDS = Number(process.env.SIM_SEEDS ?? 500);
+const FIRST = Number(process.env.SIM_SEED ?? 1);
+/** Print the whole trace of a failing (or, with one seed, the replayed) run, not just its last steps. */
+const TRACE = process.env.SIM_TRACE === "1";
+/** Keep going after a failing seed; every failing seed is listed at the end. */
+const ALL = process.env.SIM_ALL === "1";
+/** Violations matching this regex are counted but do not stop or fail the run (a known, reported bug). */
+const IGNORE = process.env.SIM_IGNORE ? new RegExp(process.env.SIM_IGNORE) : undefined;
+/** Appends a progress line every 1000 seeds (long runs). */
+const PROGRESS = process.env.SIM_PROGRESS_FILE;
+
+const replay = (seed: number) => `npm run test:sim -w @lockyard/lock -- --seed ${seed}`;
+
+function report(r: SimResult): string {
+  const steps = TRACE ? r.trace : r.trace.slice(-40);
+  return `seed ${r.seed}: ${r.violation}\nreplay: ${replay(r.seed)}\n${TRACE ? "trace" : "last steps"}:\n${steps.join("\n")}`;
+}
+
+describe("deterministic simulation of the lock", () => {
+  it(
+    `keeps every invariant over ${SEEDS} seeds from ${FIRST}`,
+    async () => {
+      const started = performance.now();
+      let events = 0;
+      let acquired = 0;
+      const failed: SimResult[] = [];
+      let failures = 0;
+      let ignored = 0;
+      /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
+      const kinds = new Map<string, { count: number; first: number }>();
+      for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
+        const r = await runSeed(seed, { fullTrace: TRACE });
+        events += r.stats.events;
+        acquired += r.stats.acquired;
+        if (TRACE && SEEDS === 1 && r.ok) console.log(`seed ${seed} (ok):\n${r.trace.join("\n")}`);
+        if (!r.ok && IGNORE?.test(r.violation!)) {
+          ignored++;
+          if (PROGRESS) appendFileSync(PROGRESS, `ignored seed ${seed}: ${r.violation}\n`);
+        } else if (!r.ok) {
+          if (failed.length < 50) failed.push(r);
+          failures++;
+          const kind = kindOf(r.violation!);
+          const k = kinds.get(kind) ?? { count: 0, first: seed };
+          k.count++;
+          kinds.set(kind, k);
+          if (ALL) console.log(`seed ${seed}: ${r.violation}`);
+          if (PROGRESS) appendFileSync(PROGRESS, `FAIL seed ${seed}: ${r.violation}\n`);
+          if (!ALL) break;
+        }
+        const done = seed - FIRST + 1;
+        if (PROGRESS && done % 1000 === 0)
+          appendFileSync(
+            PROGRESS,
+            `${new Date().toISOString()} ${done} seeds, ${failures} failed, ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+          );
+      }
+      const secs = ((performance.now() - started) / 1000).toFixed(1);
+      const summary = [...kinds]
+        .map(([kind, k]) => `  ${k.count}× (first seed ${k.first}) ${kind}`)
+        .join("\n");
+      if (PROGRESS) appendFileSync(PROGRESS, `done: ${failures} failed, ${secs} s\n${summary}\n`);
+      if (failures > 0)
+        expect.fail(
+          `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
+        );
+      console.log(
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${secs} s`,
+      );
+    },
+    Math.max(600_000, SEEDS * 2_000),
+  );
+
+  it.skipIf(process.env.SIM_SEED !== undefined)(
+    "is deterministic: one seed replays the same trace",
+    async () => {
+      const a = await runSeed(4242);
+      const b = await runSeed(4242);
+      // Owner ids carry 128 random bits by design: compare them by order of appearance.
+      expect(normalize(b.trace)).toEqual(normalize(a.trace));
+      expect(b.stats).toEqual(a.stats);
+    },
+  );
+});
+
+/** A violation with process names, owner ids and numbers blanked, to group failing seeds. */
+function kindOf(violation: string): string {
+  return violation
+    .split("\n")[0]!
+    .replace(/p\d+:[0-9a-f]{32}/g, "<owner>")
+    .replace(/\bp\d+\b/g, "pN")
+    .replace(/\d+/g, "N")
+    .slice(0, 200);
+}
+
+function normalize(trace: string[]): string[] {
+  const ids = new Map<string, number>();
+  return trace.map((line) =>
+    line.replace(/:[0-9a-f]{32}/g, (id) => {
+      if (!ids.has(id)) ids.set(id, ids.size);
+      return `:owner${ids.get(id)}`;
+    }),
+  );
+}
