@@ -18,9 +18,9 @@ test.describe("Screenshots", () => {
       await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
       const held = [uniqueResource("shot-a"), uniqueResource("shot-b")];
       await redis(`HSET lock:{${held[0]}} api-a:3f9c0d21aa 2`);
-      await redis(`PEXPIRE lock:{${held[0]}} 45000`);
+      await redis(`PEXPIRE lock:{${held[0]}} 240000`);
       await redis(`HSET lock:{${held[1]}} api-b:77e1b2c3dd 1`);
-      await redis(`PEXPIRE lock:{${held[1]}} 9000`);
+      await redis(`PEXPIRE lock:{${held[1]}} 120000`);
       await openDashboard(page, stack.webUrl);
       for (const [mode, work] of [
         ["none", "40"],
@@ -42,6 +42,8 @@ test.describe("Screenshots", () => {
       await page.getByTestId("order-submit").click();
       await expect(page.locator('[data-testid="order-attempt"][data-outcome="pending"]')).toHaveCount(0);
       await page.mouse.move(0, 0);
+      // The sticky header would be painted over every panel that needs scrolling to capture.
+      await page.addStyleTag({ content: "header.top { position: static; }" });
       for (const size of SIZES) {
         await page.setViewportSize({ width: size.width, height: size.height });
         await page.waitForTimeout(300);

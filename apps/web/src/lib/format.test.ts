@@ -7,6 +7,7 @@ describe("formatSeconds", () => {
     expect(formatSeconds(2613)).toBe("2.61 s");
     expect(formatSeconds(12_340)).toBe("12.3 s");
     expect(formatSeconds(3.6)).toBe("0.004 s");
+    expect(formatSeconds(0.2)).toBe("< 0.001 s");
     expect(formatSeconds(Number.NaN)).toBe("–");
   });
 });

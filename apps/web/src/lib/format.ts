@@ -5,6 +5,7 @@
 export function formatSeconds(ms: number): string {
   if (!Number.isFinite(ms)) return "–";
   const s = ms / 1000;
+  if (ms > 0 && ms < 0.5) return "< 0.001 s";
   if (ms < 10) return `${s.toFixed(3)} s`;
   if (ms < 10_000) return `${s.toFixed(2)} s`;
   return `${s.toFixed(1)} s`;
