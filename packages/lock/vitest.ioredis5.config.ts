@@ -9,7 +9,8 @@ export default defineConfig({
     // Everything that talks to Redis through ioredis: standalone, Cluster, replica, Redlock. The PostgreSQL
     // suites do not use ioredis, and the model test's 1 000-sequence variant runs on ioredis 6 only.
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "test/**/pg*", "test/pg/**"],
+    // The simulation never touches ioredis: it runs once, in the main suite.
+    exclude: ["**/node_modules/**", "test/**/pg*", "test/pg/**", "test/sim/**"],
     globalSetup: ["../../scripts/lib/vitest-redis.mjs"],
     setupFiles: ["./consumer-test/ioredis5-check.ts"],
     testTimeout: 30_000,

@@ -4,7 +4,8 @@
 //   3. the same Lua batched: every acquire (release) issued in one tick goes out as one script call.
 // Usage: node bench/dist/diagnose/batching.js [rounds]
 import { randomBytes } from "node:crypto";
-import { createLocks, scripts } from "@lockyard/lock";
+import { createLocks } from "@lockyard/lock";
+import { scripts } from "@lockyard/lock/backend";
 import type { Redis } from "ioredis";
 import { connect } from "../harness/connections.js";
 import { redisCpuSeconds } from "../harness/redis-cpu.js";

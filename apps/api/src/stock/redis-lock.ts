@@ -1,4 +1,4 @@
-import { fencedWrite, LockLostError } from "@lockyard/lock";
+import { type FencedReadResult, fencedRead, fencedWrite, LockLostError } from "@lockyard/lock";
 import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
 import type { LockHandle } from "../lock.js";
@@ -29,18 +29,21 @@ export async function deductUnderRedisLock(
 ): Promise<Outcome> {
   const { productId, quantity, workMs, waitMs, signal } = req;
   const key = stockKey(productId);
-  // The quantity is read in the acquire's round trip, after the grant: it is the value under the lock.
+  // The quantity is read in the acquire's round trip, after the grant: it is the value under the lock. The
+  // read registers this holder's token on the stock, so a holder that lost the lock before us and writes
+  // after our read is refused as stale (DESIGN §3).
   const lock = await ctx.locks.acquire(stockResource(productId), {
     waitMs,
-    reads: (r) => r.hget(key, "qty"),
+    reads: fencedRead(key, ["qty"]),
     ...(signal ? { signal } : {}),
   });
   let released = false;
   let outcome: Outcome;
   try {
     outcome = await inside(async () => {
-      const read = (await lock.reads) as string | null;
-      const qty = read === null ? 0 : Number(read);
+      const read = (await lock.reads) as FencedReadResult;
+      if (read.state === "stale") return { ok: false, reason: "stale-token", stock: null };
+      const qty = read.values[0] == null ? 0 : Number(read.values[0]);
       if (qty < quantity) return { ok: false, reason: "sold-out", stock: qty };
       // Reading `signal` makes an AbortController: only when there is work to abort.
       if (workMs > 0) await sleep(workMs, signal ? AbortSignal.any([lock.signal, signal]) : lock.signal);
@@ -53,11 +56,9 @@ export async function deductUnderRedisLock(
       if (write.status === "rejected") throw writeFailure(write.reason);
       const w = write.value;
       if (w.ok) return { ok: true, stock: w.qty, token };
-      // The library's guarded write refuses to go below zero (INSUFFICIENT) once it has that floor.
-      const refused = w as { reason: string; qty?: number };
-      return refused.reason === "STALE"
+      return w.reason === "STALE"
         ? { ok: false, reason: "stale-token", stock: null }
-        : { ok: false, reason: "sold-out", stock: refused.qty ?? null };
+        : { ok: false, reason: "sold-out", stock: w.qty };
     });
   } catch (err) {
     if (!released) await lock.release().catch(() => {});
