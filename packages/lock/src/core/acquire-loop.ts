@@ -2,6 +2,7 @@ import type { Config } from "../config.js";
 import { LocksClosedError, LockTimeoutError } from "../errors.js";
 import { type Attempt, attemptWithin } from "./attempt.js";
 import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
+import type { Deadlines } from "./deadlines.js";
 import type { Handle } from "./handle.js";
 import type { ReadsFailure } from "./reads.js";
 import { Gate, sleep, type Waiter } from "./waiters.js";
@@ -15,6 +16,8 @@ export interface LoopHost {
   readonly cfg: Config;
   readonly closed: boolean;
   readonly gates: Map<string, GateSlot>;
+  /** One timer for the deadlines of every attempt in flight. */
+  readonly deadlines: Deadlines;
   /** Subscribes the gate's resource; wakes the head to try again once messages flow. */
   subscribe(g: Gate, resource: string): void;
   dropIfIdle(g: Gate, resource: string): void;

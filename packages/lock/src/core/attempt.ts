@@ -14,7 +14,6 @@ export type Attempt =
  */
 export function attemptWithin(host: LoopHost, q: Request, deadline: number, more: boolean): Promise<Attempt> {
   const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads);
-  const { clock } = host.cfg;
   const signal = q.signal;
   const bounded = deadline !== Number.POSITIVE_INFINITY;
   if (!bounded && !signal) return sent.then((r) => checked(host, q, r));
@@ -22,7 +21,7 @@ export function attemptWithin(host: LoopHost, q: Request, deadline: number, more
     let settled = false;
     const finish = () => {
       settled = true;
-      if (timer !== undefined) clock.clearTimer(timer);
+      if (bounded) host.deadlines.delete(entry);
       signal?.removeEventListener("abort", onAbort);
     };
     const giveUp = (reason: "deadline" | "aborted") => {
@@ -37,10 +36,9 @@ export function attemptWithin(host: LoopHost, q: Request, deadline: number, more
       resolve({ outcome: "gave-up", reason });
     };
     const onAbort = () => giveUp("aborted");
-    const timer = bounded
-      ? clock.setTimer(() => giveUp("deadline"), Math.max(0, deadline - clock.now()))
-      : undefined;
+    const entry = { at: deadline, expire: () => giveUp("deadline") };
     if (signal?.aborted) return giveUp("aborted");
+    if (bounded) host.deadlines.add(entry);
     signal?.addEventListener("abort", onAbort, { once: true });
     sent.then(
       (r) => {

@@ -14,6 +14,7 @@ import {
   type Waited,
 } from "./acquire-loop.js";
 import type { LockBackend, ReadsFn } from "./backend.js";
+import { Deadlines } from "./deadlines.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { LateReleases } from "./late-release.js";
 import { guardReads, type ReadsFailure } from "./reads.js";
@@ -28,6 +29,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   readonly emit: Config["emit"];
   readonly clock: Config["clock"];
   readonly gates = new Map<string, GateSlot>();
+  readonly deadlines: Deadlines;
   private readonly scheduler: Scheduler;
   private readonly late: LateReleases;
   private readonly scope = new Scope();
@@ -40,6 +42,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     this.emit = cfg.emit;
     this.clock = cfg.clock;
     this.scheduler = new Scheduler(backend, cfg.clock);
+    this.deadlines = new Deadlines(cfg.clock);
     this.late = new LateReleases(backend, cfg.clock, cfg.random);
     this.subs = new Subscriptions(
       backend,
