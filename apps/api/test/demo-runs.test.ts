@@ -156,7 +156,7 @@ describe("demo runs", () => {
     const sold = results.filter((r) => r.ok).length;
     const stock = await client(apis[1]!.url).stock.get.query({ productId });
     // Each mode locks a different store, so they do overlap; the guarded writes keep the stock whole.
-    // Which modes' writes took the stock below zero (the lock library's fencedWrite has no floor yet: redis).
+    // Which modes' writes took the stock below zero, should any ever do.
     const below = results.filter((r) => r.ok && r.stock < 0).map((r) => r.mode);
     expect(stock.qty, `writes below zero by: ${below.join(", ")}`).toBeGreaterThanOrEqual(0);
     expect(sold).toBe(10 - stock.qty);
