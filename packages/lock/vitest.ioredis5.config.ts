@@ -6,8 +6,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: [{ find: /^ioredis$/, replacement: "ioredis5" }] },
   test: {
-    // Everything that talks to Redis through ioredis: standalone, Cluster, replica, Redlock. The PostgreSQL
-    // suites do not use ioredis, and the model test's 1 000-sequence variant runs on ioredis 6 only.
+    // Everything that talks to Redis through ioredis: core (on Redis), standalone, Cluster, replica, Redlock.
+    // Not the PostgreSQL suites nor the deterministic simulation (test/sim), which use no ioredis.
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // The simulation never touches ioredis: it runs once, in the main suite.
     exclude: ["**/node_modules/**", "test/**/pg*", "test/pg/**", "test/sim/**"],

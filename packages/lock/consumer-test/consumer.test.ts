@@ -104,6 +104,8 @@ describe("the packed @lockyard/lock", () => {
       "dist/index.d.ts",
       "dist/pg.js",
       "dist/pg.d.ts",
+      "dist/backend.js",
+      "dist/backend.d.ts",
     ])
       expect(files).toContain(`package/${f}`);
     expect(files.filter((f) => /\.map$|^package\/(src|test|consumer-test)\//.test(f))).toEqual([]);
@@ -141,9 +143,7 @@ describe("the packed @lockyard/lock", () => {
     await roundTrip(dir, "main.js", "cjs");
   }, 120_000);
 
-  // Enabled once the ./pg entry stops importing ioredis (issue 15, §1; today dist/redis-batch.js imports
-  // ReplyError from it on that path, so this fails with ERR_MODULE_NOT_FOUND).
-  it.skip("loads @lockyard/lock/pg in a project that has pg and no ioredis", async () => {
+  it("loads @lockyard/lock/pg in a project that has pg and no ioredis", async () => {
     const dir = await project("pg-only", "module", {
       "@lockyard/lock": `file:${tarball}`,
       pg: versions.pg,
