@@ -37,13 +37,21 @@ interface TraceEvent {
   args?: { name?: string };
 }
 
+/** The top-level task event, by the names Chromium versions have used. */
+const TASK_NAMES = new Set(["RunTask", "ThreadControllerImpl::RunTask", "ThreadControllerImpl::DoWork"]);
+
 function mainThreadTasks(events: TraceEvent[]): MainThreadTask[] {
   const mains = new Set(
     events
       .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
       .map((e) => `${e.pid}:${e.tid}`),
   );
-  return events
-    .filter((e) => e.name === "RunTask" && e.ph === "X" && mains.has(`${e.pid}:${e.tid}`))
+  const tasks = events
+    .filter((e) => TASK_NAMES.has(e.name) && e.ph === "X" && mains.has(`${e.pid}:${e.tid}`))
     .map((e) => ({ wallMs: (e.dur ?? 0) / 1000, cpuMs: (e.tdur ?? e.dur ?? 0) / 1000 }));
+  if (tasks.length === 0) {
+    const names = [...new Set(events.map((e) => e.name))].slice(0, 40).join(", ");
+    throw new Error(`the trace holds no main-thread tasks (event names: ${names})`);
+  }
+  return tasks;
 }
