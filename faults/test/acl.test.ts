@@ -49,7 +49,9 @@ export const ACL_COMMANDS = [
   "+hincrby",
   "+pexpire",
   "+pttl",
-  "+incr",
+  // tokens: max(last + 1, TIME in µs), kept in the fence key with a retention TTL (SET … PX)
+  "+time",
+  "+set",
   "+get",
   "+del",
   "+publish",
