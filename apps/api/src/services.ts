@@ -5,9 +5,9 @@ import type { Services } from "./context.js";
 import { RunRegistry } from "./demo/runs/registry.js";
 import type { Env } from "./env.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
+import type { LockEvent, Locks } from "./lock.js";
 import { LockFeed } from "./locks/feed.js";
 import { lockSources } from "./locks/snapshot.js";
-import type { LockEvent, Locks } from "./lock.js";
 import { createMetrics, type LockBackendLabel, type Metrics, resourceKind } from "./metrics.js";
 import { connectPostgres, pgServer } from "./postgres.js";
 import { createRedis, waitUntilReady } from "./redis.js";
@@ -92,7 +92,12 @@ export function createServices(env: Env, logger: Logger) {
     postgres: null,
     postgresReason: null,
     localMutex: new KeyedMutex(),
-    lockFeed: new LockFeed({ redis, sources: () => lockSources(services), instanceId: env.INSTANCE_ID, logger }),
+    lockFeed: new LockFeed({
+      redis,
+      sources: () => lockSources(services),
+      instanceId: env.INSTANCE_ID,
+      logger,
+    }),
     runs: new RunRegistry(),
     admission: new Admission({
       maxWaiters: env.MAX_WAITERS_PER_PRODUCT,
