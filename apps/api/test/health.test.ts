@@ -20,7 +20,7 @@ beforeAll(async () => {
   redis = await startRedis();
   // Nothing listens on this port: a configured PostgreSQL that is down.
   const deadPg = `postgres://postgres@127.0.0.1:${await freePort()}/lockyard`;
-  [[plain], [strict]] = await Promise.all([
+  const [plainApis, strictApis] = await Promise.all([
     startApis(redis.url, 1, { LOG_LEVEL: "info" }),
     startApis(redis.url, 1, {
       LOG_LEVEL: "info",
@@ -29,6 +29,8 @@ beforeAll(async () => {
       READY_REQUIRES: "redlock,postgres",
     }),
   ]);
+  plain = plainApis[0]!;
+  strict = strictApis[0]!;
 }, 30_000);
 afterAll(async () => {
   await stopApis([plain, strict].filter(Boolean));
