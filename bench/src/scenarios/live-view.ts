@@ -78,7 +78,9 @@ async function measure(
   try {
     await Promise.race([
       Promise.all(streams.map((s) => s.ready)),
-      sleep(120_000, undefined, { ref: false }).then(() => Promise.reject(new Error("subscribers got no first snapshot in 120 s"))),
+      sleep(120_000, undefined, { ref: false }).then(() =>
+        Promise.reject(new Error("subscribers got no first snapshot in 120 s")),
+      ),
     ]);
     await sleep(1_000);
 
