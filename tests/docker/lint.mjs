@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import Ajv2019 from "ajv/dist/2019.js";
 import { validate } from "dockerfile-utils";
 import { parse } from "yaml";
+import { parseDockerfile } from "./dockerfile.mjs";
 
 // An optional argument points at another checkout (used to try the rules on broken copies).
 const root = path.resolve(
@@ -31,38 +32,7 @@ for (const d of validate(dockerfile)) {
   problems.push(`Dockerfile:${d.range.start.line + 1}: ${d.message}`);
 }
 
-/** Instructions with continuation lines joined, comments dropped: [{ op, args, line }]. */
-function instructions(text) {
-  const out = [];
-  let buf = "";
-  let start = 0;
-  for (const [i, raw] of text.split("\n").entries()) {
-    const line = raw.trim();
-    if (!buf && (line === "" || line.startsWith("#"))) continue;
-    if (!buf) start = i + 1;
-    if (line.endsWith("\\")) {
-      buf += `${line.slice(0, -1)} `;
-      continue;
-    }
-    buf += line;
-    const [op, ...rest] = buf.split(/\s+/);
-    out.push({ op: op.toUpperCase(), args: rest.join(" "), line: start });
-    buf = "";
-  }
-  return out;
-}
-
-const all = instructions(dockerfile);
-const args = Object.fromEntries(
-  all.filter((x) => x.op === "ARG").map((x) => x.args.split("=").map((s) => s.trim())),
-);
-const stages = [];
-for (const ins of all) {
-  if (ins.op === "FROM") {
-    const m = ins.args.match(/^(\S+)(?:\s+AS\s+(\S+))?$/i);
-    stages.push({ image: m?.[1] ?? "", name: m?.[2] ?? "", body: [] });
-  } else stages.at(-1)?.body.push(ins);
-}
+const { all, args, stages } = parseDockerfile(dockerfile);
 const stage = (name) => stages.find((s) => s.name === name);
 check(stages.length >= 3, "Dockerfile: expected a multi-stage build (deps, build, runtime stages)");
 
