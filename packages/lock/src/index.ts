@@ -1,5 +1,5 @@
 // The public surface: what users of the lock call. Store authors import "@lockyard/lock/backend".
-export type { LockKeys, ReadsFn, WriteFn } from "./core/backend.js";
+export type { LockKeys } from "./core/backend.js";
 export {
   InvalidOptionError,
   InvalidResourceError,
@@ -31,7 +31,9 @@ export type {
   LockHandle,
   LockInfo,
   Locks,
+  ReadsFn,
   ReleasedAfter,
   ReleaseResult,
   RetryOptions,
+  WriteFn,
 } from "./types.js";

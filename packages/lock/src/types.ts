@@ -1,4 +1,11 @@
-import type { ReadsFn, WriteFn } from "./core/backend.js";
+import type { LockKeys } from "./core/backend.js";
+import type { RedisClient } from "./redis/scripts/index.js";
+
+/** Read-only commands issued on the lock's own client right after an acquire attempt (the `reads` option). */
+export type ReadsFn = (redis: RedisClient, lock: LockKeys) => Promise<unknown>;
+/** A write issued on the lock's own client right before the release (`releaseAfter`). */
+export type WriteFn<T> = (redis: RedisClient) => Promise<T>;
+
 import type { LockEvent } from "./events.js";
 
 export type ReleaseResult = "released" | "decremented" | "not-owner";

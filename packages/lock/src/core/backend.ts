@@ -1,4 +1,3 @@
-import type { RedisClient } from "../redis/scripts/index.js";
 import type { LockInfo } from "../types.js";
 
 /**
@@ -60,7 +59,12 @@ export interface LockBackend {
 /** A success carries the promise of the attempt's `reads`, when it had some. */
 export type AcquireReply = [1, number, number | null, Promise<unknown>?] | [0, number];
 /** Read-only commands issued on the lock's own client right after an acquire attempt. */
-export type ReadsFn = (redis: RedisClient, lock: LockKeys) => Promise<unknown>;
+/**
+ * Read-only commands a store issues right after an acquire attempt. The core never calls it: it only passes
+ * it to the store, so the client type is the store's business (`never` here; the Redis store's public type
+ * is `(redis: Redis | Cluster, lock) => Promise<unknown>`, see types.ts).
+ */
+export type ReadsFn = (client: never, lock: LockKeys) => Promise<unknown>;
 
 /** The keys and owner of the lock an attempt is for: what a fenced read needs to register its token. */
 export interface LockKeys {
@@ -69,7 +73,8 @@ export interface LockKeys {
   owner: string;
 }
 /** A write issued on the lock's own client right before the release. */
-export type WriteFn<T> = (redis: RedisClient) => Promise<T>;
+/** A write a store issues right before a release (the client type is the store's business, as for ReadsFn). */
+export type WriteFn<T> = (client: never) => Promise<T>;
 export type ReleaseReply = [0 | 1 | 2, number?];
 
 export interface RenewItem {

@@ -1,5 +1,6 @@
-import type { LockKeys, ReadsFn } from "../core/backend.js";
+import type { LockKeys } from "../core/backend.js";
 import { InvalidOptionError } from "../errors.js";
+import type { ReadsFn } from "../types.js";
 import { type RedisClient, withScripts } from "./scripts/index.js";
 
 export type FencedWriteResult =

@@ -3,6 +3,7 @@ import type { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "../core/backend.js";
 import { fenceKeyOf } from "../resource.js";
+import type { ReadsFn as RedisReads, WriteFn as RedisWrite } from "../types.js";
 import type { Batched } from "./batch.js";
 import { acquire } from "./scripts/acquire.js";
 import type { RedisClient, ScriptCommands } from "./scripts/index.js";
@@ -62,7 +63,7 @@ export function acquireThenRead(
   corked(redis, () => {
     // Plain EVALSHA, not the defined command: on NOSCRIPT ioredis would re-send that one after the reads.
     attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, lock.fence, owner, leaseMs, flag);
-    read = reads(redis, lock);
+    read = (reads as RedisReads)(redis, lock);
   });
   // The caller may never look at a failed attempt's read: its rejection must not go unhandled.
   read.catch(noop);
@@ -72,7 +73,7 @@ export function acquireThenRead(
       // Redis lacked the script, so the reads ran before any grant: acquire as usual, then read again.
       const r = (await cmd.lockyardAcquire(key, lock.fence, owner, leaseMs, flag)) as AcquireReply;
       if (r[0] === 1) {
-        read = reads(redis, lock);
+        read = (reads as RedisReads)(redis, lock);
         read.catch(noop);
       }
       return r;
@@ -94,7 +95,7 @@ async function clusterAcquireThenRead(
 ): Promise<AcquireReply> {
   const r = await batched.acquire(lock.key, lock.fence, lock.owner, leaseMs, more);
   if (r[0] !== 1) return r;
-  const read = reads(redis, lock);
+  const read = (reads as RedisReads)(redis, lock);
   read.catch(noop);
   return [1, r[1], r[2], read];
 }
@@ -117,7 +118,7 @@ export function writeThenRelease<T>(
 ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> } {
   const run = (): Promise<PromiseSettledResult<T>> => {
     try {
-      return write(redis).then(
+      return (write as RedisWrite<T>)(redis).then(
         (value): PromiseSettledResult<T> => ({ status: "fulfilled", value }),
         (reason: unknown): PromiseSettledResult<T> => ({ status: "rejected", reason }),
       );
