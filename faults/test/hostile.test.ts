@@ -88,6 +88,16 @@ describe("security", () => {
     );
     expect(tries.every((r) => r.status >= 400)).toBe(true);
     expect(post.status).toBe(403);
+    // The API's own origin (its docs page's "Try it out") may post; an origin on another port may not.
+    const self = new URL(url);
+    const own = await fetch(`${url}/trpc/stock.get`, { method: "POST", headers: { origin: self.origin } });
+    expect(own.status).not.toBe(403);
+    const otherPort = await fetch(`${url}/trpc/stock.deduct`, {
+      method: "POST",
+      headers: { origin: `http://${self.hostname}:1`, "content-type": "text/plain" },
+      body: JSON.stringify({ productId: "X", mode: "none" }),
+    });
+    expect(otherPort.status).toBe(403);
     expect(await redis.hget("stock:{X}", "qty")).toBe("777");
     expect(await redis.keys("demo:run:*")).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script without types
-import { startPostgres } from "../../../scripts/lib/postgres.mjs";
+import { startPostgres } from "../../../../scripts/lib/postgres.mjs";
 import { LockLostError, LockTimeoutError } from "../../src/index.js";
 import { createPgLocks, migratePgLocks } from "../../src/pg.js";
 import { sleep, uniq } from "../helpers.js";
