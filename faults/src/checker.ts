@@ -212,6 +212,9 @@ export function overlaps(holds: readonly Hold[]): Overlap[] {
   return out;
 }
 
+/** Above this many tokens between the fence's before and after values, tokens are time-based (see checkGhosts). */
+const MAX_ENUMERATED_TOKENS = 100_000;
+
 /**
  * Ghost grants of one key (see the header): tokens in (before, after] that no known hold got.
  * Returns how many there were and what is wrong with them, if anything.
@@ -227,7 +230,16 @@ export function checkGhosts(
   const candidates = unknown.filter((u) => u.key === key);
   const violations: string[] = [];
   let ghosts = 0;
-  for (let t = fence.before + 1; t <= fence.after; t++) {
+  // Tokens are max(last + 1, Redis TIME in µs): consecutive only within one microsecond, so the values
+  // between two known tokens cannot be enumerated. Then only the last grant is visible (the fence's final
+  // value with no known hold behind it); exclusion itself is still checked from the holds above.
+  const enumerable = fence.after - fence.before <= MAX_ENUMERATED_TOKENS;
+  const maxKnown = Math.max(fence.before, ...known.map((h) => h.token!));
+  const range = enumerable
+    ? { from: fence.before + 1, to: fence.after }
+    : { from: fence.after, to: fence.after };
+  for (let t = range.from; t <= range.to; t++) {
+    if (!enumerable && t <= maxKnown) continue;
     if (tokens.has(t)) continue;
     ghosts++;
     const next = known
