@@ -19,6 +19,8 @@ export interface HandleHost {
   unwatch(h: Handle): void;
   /** A release call failed: retry it in the background if it never reached Redis. */
   releaseFailed(h: Handle, err: unknown): void;
+  /** A newer fresh grant to the same owner replaced this handle's lock: its release must not reach Redis. */
+  superseded(h: Handle): boolean;
 }
 
 /** held → lost (renewal refused, deadline passed, or release found another owner) | released. */
@@ -132,6 +134,7 @@ export class Handle implements LockHandle {
   async release(): Promise<ReleaseResult> {
     this.usable();
     const wasHeld = this.markReleased();
+    if (this.host.superseded(this)) return this.releasedAs([0], wasHeld);
     let reply: ReleaseReply;
     try {
       reply = await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs);
@@ -148,6 +151,10 @@ export class Handle implements LockHandle {
     const { backend } = this.host;
     if (!backend.releaseAfter) throw new InvalidOptionError("releaseAfter", "called", "a lock on Redis");
     const wasHeld = this.markReleased();
+    if (this.host.superseded(this)) {
+      const result = this.releasedAs([0], wasHeld);
+      return { result, write: { status: "rejected", reason: this.lostError } };
+    }
     const r = backend.releaseAfter(write, this.resource, this.key, this.owner, this.leaseMs);
     let reply: ReleaseReply;
     try {

@@ -34,6 +34,12 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   private readonly late: LateReleases;
   private readonly scope = new Scope();
   private readonly subs: Subscriptions;
+  /**
+   * key + owner → token of the latest fresh grant to an owner that was already in use here (a re-entry whose
+   * key had expired creates the lock afresh). Older handles of that owner must not release it: their count
+   * is gone with the old key, and a decrement would free the new grant under its holder. Empty almost always.
+   */
+  private readonly regranted = new Map<string, number>();
 
   constructor(
     readonly backend: LockBackend,
@@ -151,6 +157,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   acquired(q: Request, r: Granted, w: Waited): Handle {
     const [, count, token, reads] = r;
+    if (q.bypass && count === 1 && token != null) this.regrant(q, token);
     const h = new Handle(this, {
       resource: q.resource,
       key: q.key,
@@ -173,6 +180,25 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       attempts: w.attempts,
     });
     return h;
+  }
+
+  /** See `regranted`: the owner's older handles of this key lost their lock when its key went away. */
+  private regrant(q: Request, token: number): void {
+    this.regranted.set(`${q.key}\n${q.owner}`, token);
+    for (const h of this.scheduler.holdsOf(q.key, q.owner)) h.lose("expired");
+  }
+
+  /** True when a newer grant of the same key to the same owner superseded this handle's count. */
+  superseded(h: Handle): boolean {
+    if (this.regranted.size === 0 || h.token === null) return false;
+    const id = `${h.key}\n${h.owner}`;
+    const newer = this.regranted.get(id);
+    if (newer === undefined) return false;
+    if (newer === h.token) {
+      this.regranted.delete(id);
+      return false;
+    }
+    return newer > h.token;
   }
 
   private open(): void {

@@ -41,6 +41,11 @@ export class Scheduler {
     return undefined;
   }
 
+  /** The held handles of one key and owner. */
+  holdsOf(key: string, owner: string): Handle[] {
+    return [...this.handles].filter((h) => h.key === key && h.owner === owner);
+  }
+
   /** True when a held handle other than `h` has the same key and owner (a re-entry of it). */
   hasOtherHold(h: Handle): boolean {
     for (const o of this.handles) if (o !== h && o.key === h.key && o.owner === h.owner) return true;
