@@ -11,6 +11,10 @@ const TRACE = process.env.SIM_TRACE === "1";
 const ALL = process.env.SIM_ALL === "1";
 /** Violations matching this regex are counted but do not stop or fail the run (a known, reported bug). */
 const IGNORE = process.env.SIM_IGNORE ? new RegExp(process.env.SIM_IGNORE) : undefined;
+/** Adds the key-loss fault (a held lock key vanishes). */
+const KEY_LOSS = process.env.SIM_KEY_LOSS === "1";
+/** Adds the workloads of run.ts's `extra` option. */
+const EXTRA = process.env.SIM_EXTRA === "1";
 /** Appends a progress line every 1000 seeds (long runs). */
 const PROGRESS = process.env.SIM_PROGRESS_FILE;
 
@@ -28,15 +32,17 @@ describe("deterministic simulation of the lock", () => {
       const started = performance.now();
       let events = 0;
       let acquired = 0;
+      let keysLost = 0;
       const failed: SimResult[] = [];
       let failures = 0;
       let ignored = 0;
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
-        const r = await runSeed(seed, { fullTrace: TRACE });
+        const r = await runSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS, extra: EXTRA });
         events += r.stats.events;
         acquired += r.stats.acquired;
+        keysLost += r.stats.keysLost;
         if (TRACE && SEEDS === 1 && r.ok) console.log(`seed ${seed} (ok):\n${r.trace.join("\n")}`);
         if (!r.ok && IGNORE?.test(r.violation!)) {
           ignored++;
@@ -69,7 +75,7 @@ describe("deterministic simulation of the lock", () => {
           `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
         );
       console.log(
-        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${secs} s`,
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${keysLost} lock keys lost, ${secs} s`,
       );
     },
     Math.max(600_000, SEEDS * 2_000),
