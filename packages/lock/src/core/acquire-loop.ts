@@ -269,6 +269,8 @@ function fallbackMs(cfg: Config, pttl: number): number {
 }
 
 function timedOut(host: LoopHost, q: Request, start: number, attempts: number): null {
+  // close() ran while this call waited: that, not the wait running out, is why it ends.
+  if (host.closed) throw new LocksClosedError();
   const waitedMs = host.cfg.clock.now() - start;
   if (q.once) return null;
   host.cfg.emit?.({ type: "timeout", resource: q.resource, waitedMs, attempts });
