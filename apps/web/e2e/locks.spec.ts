@@ -28,7 +28,8 @@ test.describe("Locks panel", () => {
     const first = Number(await ttl.getAttribute("data-remaining-ms"));
     expect(first).toBeGreaterThan(15_000);
     expect(first).toBeLessThanOrEqual(20_000);
-    await page.waitForTimeout(1000);
+    // The countdown is written when its shown second changes (once a second above 10 s): wait for two steps.
+    await page.waitForTimeout(2_200);
     const second = Number(await ttl.getAttribute("data-remaining-ms"));
     expect(second).toBeLessThan(first - 500);
 
