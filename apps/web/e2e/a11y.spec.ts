@@ -54,7 +54,7 @@ test.describe("Accessibility (axe-core, WCAG 2.2 AA)", () => {
         await redis(`PEXPIRE lock:{${resource}} 30000`);
         await openDashboard(page, stack.webUrl);
         await expect(page.locator(`[data-testid="lock-table"] [data-resource="${resource}"]`)).toBeVisible();
-        await expect(page.getByTestId("job-run").first()).toBeVisible();
+        await expect(page.getByTestId("job-run").first()).toBeVisible({ timeout: 15_000 });
 
         const idle = await seriousViolations(page);
         test.info().annotations.push({ type: "axe-idle", description: String(count(idle)) });

@@ -7,12 +7,13 @@ test.describe("Jobs panel", () => {
   }) => {
     await openDashboard(page, stack.webUrl);
     const runs = page.getByTestId("job-run");
-    await expect(runs.first()).toBeVisible();
+    // The stack runs the default 5 s cadence: the first run may be a tick away.
+    await expect(runs.first()).toBeVisible({ timeout: 15_000 });
     const ticksNow = async () =>
       (await runs.evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.tick ?? ""))).map(Number);
     const first = Math.max(...(await ticksNow()));
     await expect
-      .poll(async () => Math.max(...(await ticksNow())), { timeout: 10_000 })
+      .poll(async () => Math.max(...(await ticksNow())), { timeout: 15_000 })
       .toBeGreaterThan(first);
 
     const ticks = await ticksNow();

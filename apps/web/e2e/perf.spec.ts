@@ -82,9 +82,9 @@ test.describe("Light on the CPU", () => {
     };
     await renewals(windowMs);
     const m1 = await metrics();
+    const wallSeconds = (Date.now() - w0) / 1000;
     // Then the same again under a trace, for each task's CPU time (tracing costs CPU, so not measured above).
     const tasks = await traceMainThread(page, () => renewals(6000));
-    const wallSeconds = (Date.now() - w0) / 1000;
     const per = (name: string) => ((m1[name] ?? Number.NaN) - (m0[name] ?? Number.NaN)) / wallSeconds;
     // ThreadTime is the renderer main thread's CPU time; TaskDuration is the wall time of its tasks, which
     // grows when other processes compete for the cores. The target is CPU: "≤ 10 % of a core".

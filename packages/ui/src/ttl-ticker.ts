@@ -1,6 +1,6 @@
 /**
  * One timer for every TTL bar on the page. The bars' fills move on the compositor (a transform
- * animation), so the ticker only refreshes the small countdown text and the colour level: ten times a
+ * animation), so the ticker only refreshes the small countdown text and the colour level: four times a
  * second, or once a second when the user prefers reduced motion. Nothing here reads layout.
  */
 export interface Tickable {
@@ -11,7 +11,7 @@ const bars = new Set<Tickable>();
 let timer: ReturnType<typeof setTimeout> | null = null;
 let motionQuery: MediaQueryList | null = null;
 
-export const TICK_MS = 100;
+export const TICK_MS = 250;
 export const REDUCED_TICK_MS = 1000;
 
 export function prefersReducedMotion(): boolean {

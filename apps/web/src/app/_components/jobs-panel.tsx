@@ -12,6 +12,11 @@ const PALETTE = 4;
 /** The chips show the last 20 ticks; the table details the most recent few. */
 const TABLE_ROWS = 8;
 
+/** Twice per tick, so a new run shows within half a tick, and never more than once a second. */
+function pollEvery(intervalMs: number | undefined): number {
+  return Math.min(5_000, Math.max(1_000, Math.round((intervalMs ?? 2_000) / 2)));
+}
+
 function colorIndex(instanceId: string): number {
   let h = 0;
   for (const ch of instanceId) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
@@ -20,7 +25,12 @@ function colorIndex(instanceId: string): number {
 
 export function JobsPanel() {
   const trpc = useTRPC();
-  const runs = useQuery(trpc.jobs.runs.queryOptions({ limit: 20 }, { refetchInterval: 1000 }));
+  const runs = useQuery(
+    trpc.jobs.runs.queryOptions(
+      { limit: 20 },
+      { refetchInterval: (q) => pollEvery(q.state.data?.intervalMs) },
+    ),
+  );
   const list = runs.data?.runs ?? [];
   const ticks = [...list].sort((a, b) => a.tick - b.tick);
   return (
