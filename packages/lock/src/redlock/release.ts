@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { redlockRelease } from "./scripts.js";
+import { redlockRelease } from "../redis/scripts/redlock-release.js";
 import { callScript } from "./send.js";
 
 export type NodeReleaseReply = [number, number];
