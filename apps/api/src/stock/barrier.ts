@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import { barrierKey } from "../demo/runs/keys.js";
+import { defineScripts } from "../lib/scripts.js";
 import { sleep } from "../lib/sleep.js";
-import { stockKey } from "./keys.js";
+import { barrierKey, stockKey } from "./keys.js";
 
 /**
  * The start barrier of the unsafe demo modes. An unguarded check-then-write oversells only when checks
@@ -27,9 +27,9 @@ local gap = tonumber(redis.call('hget', KEYS[2], 'gap') or '0')
 return {qty, ticket, math.min(total, ticket + gap)}
 `;
 
-type WithBarrier = Redis & {
+const scripts = defineScripts<{
   lockyardBarrierRead(stock: string, barrier: string): Promise<[number, number, number]>;
-};
+}>({ name: "lockyardBarrierRead", numberOfKeys: 2, lua: readLua });
 
 /** Sets the barrier for a burst of `inFlight` concurrent requests; `gap` as described above. */
 export async function setBarrier(
@@ -54,11 +54,10 @@ export async function readForBarrier(
   redis: Redis,
   productId: string,
 ): Promise<{ qty: number; target: number }> {
-  const r = redis as WithBarrier;
-  if (typeof r.lockyardBarrierRead !== "function") {
-    redis.defineCommand("lockyardBarrierRead", { numberOfKeys: 2, lua: readLua });
-  }
-  const [qty, , target] = await r.lockyardBarrierRead(stockKey(productId), barrierKey(productId));
+  const [qty, , target] = await scripts(redis).lockyardBarrierRead(
+    stockKey(productId),
+    barrierKey(productId),
+  );
   return { qty: Number(qty), target: Number(target) };
 }
 

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { defineScripts } from "../../lib/scripts.js";
 import { BURST_GUARD_KEY } from "./keys.js";
 
 // KEYS[1] guard; ARGV[1] runId, ARGV[2] lease ms. Returns "" when taken, else the running run's id.
@@ -16,21 +17,15 @@ if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) 
 return 0
 `;
 
-type WithGuard = Redis & {
+const scripts = defineScripts<{
   lockyardBurstGuardAcquire(key: string, runId: string, leaseMs: number): Promise<string>;
   lockyardBurstGuardRenew(key: string, runId: string, leaseMs: number): Promise<number>;
   lockyardBurstGuardRelease(key: string, runId: string): Promise<number>;
-};
-
-function scripts(redis: Redis): WithGuard {
-  const r = redis as WithGuard;
-  if (typeof r.lockyardBurstGuardAcquire !== "function") {
-    redis.defineCommand("lockyardBurstGuardAcquire", { numberOfKeys: 1, lua: acquireLua });
-    redis.defineCommand("lockyardBurstGuardRenew", { numberOfKeys: 1, lua: renewLua });
-    redis.defineCommand("lockyardBurstGuardRelease", { numberOfKeys: 1, lua: releaseLua });
-  }
-  return r;
-}
+}>(
+  { name: "lockyardBurstGuardAcquire", numberOfKeys: 1, lua: acquireLua },
+  { name: "lockyardBurstGuardRenew", numberOfKeys: 1, lua: renewLua },
+  { name: "lockyardBurstGuardRelease", numberOfKeys: 1, lua: releaseLua },
+);
 
 /**
  * One burst at a time across every instance. Returns null when `runId` now holds the guard, else the id of

@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { defineScripts } from "../../lib/scripts.js";
 import { SCENARIO_SLOTS_KEY, scenarioClientSlotsKey } from "./keys.js";
 
 // KEYS[1] global set, KEYS[2] the client's set (member = runId, score = slot expiry, epoch ms).
@@ -27,7 +28,7 @@ end
 return 1
 `;
 
-type WithSlots = Redis & {
+const scripts = defineScripts<{
   lockyardSlotTake(
     global: string,
     client: string,
@@ -44,16 +45,10 @@ type WithSlots = Redis & {
     runId: string,
     ttl: number,
   ): Promise<number>;
-};
-
-function scripts(redis: Redis): WithSlots {
-  const r = redis as WithSlots;
-  if (typeof r.lockyardSlotTake !== "function") {
-    redis.defineCommand("lockyardSlotTake", { numberOfKeys: 2, lua: takeLua });
-    redis.defineCommand("lockyardSlotRenew", { numberOfKeys: 2, lua: renewLua });
-  }
-  return r;
-}
+}>(
+  { name: "lockyardSlotTake", numberOfKeys: 2, lua: takeLua },
+  { name: "lockyardSlotRenew", numberOfKeys: 2, lua: renewLua },
+);
 
 export interface SlotLimits {
   max: number;
