@@ -5,6 +5,7 @@ import { type QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import {
   createTRPCClient,
   httpBatchLink,
+  httpBatchStreamLink,
   httpSubscriptionLink,
   splitLink,
   type TRPCClient,
@@ -33,18 +34,27 @@ function getQueryClient(): QueryClient {
   return browserQueryClient;
 }
 
-function makeTrpcClient(endpoints: ApiEndpoints): TRPCClient<AppRouter> {
+/**
+ * The browser's one typed tRPC client factory: subscriptions over SSE to the current instance, the rest
+ * batched to the first instance with failover to the others. The API refuses batches larger than its
+ * MAX_BATCH_SIZE (default 10). `stream` uses the streaming batch link, whose HTTP status is 200 with each
+ * outcome in the body.
+ */
+export function makeTrpcClient(
+  endpoints: ApiEndpoints,
+  batch: { maxItems: number; stream?: boolean } = { maxItems: 10 },
+): TRPCClient<AppRouter> {
+  const http = {
+    url: `${endpoints.urls[0]}/trpc`,
+    fetch: failoverFetch(endpoints),
+    maxItems: batch.maxItems,
+  };
   return createTRPCClient<AppRouter>({
     links: [
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url: () => `${endpoints.current()}/trpc` }),
-        // The API refuses batches larger than its MAX_BATCH_SIZE (default 10).
-        false: httpBatchLink({
-          url: `${endpoints.urls[0]}/trpc`,
-          fetch: failoverFetch(endpoints),
-          maxItems: 10,
-        }),
+        false: batch.stream ? httpBatchStreamLink(http) : httpBatchLink(http),
       }),
     ],
   });

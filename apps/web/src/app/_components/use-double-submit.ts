@@ -1,12 +1,11 @@
 "use client";
 
-import type { AppRouter, RouterOutputs } from "@lockyard/api";
+import type { RouterOutputs } from "@lockyard/api";
 import { useQueryClient } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchStreamLink } from "@trpc/client";
 import { useMemo, useState } from "react";
 import { describeError } from "~/lib/errors";
-import { ApiEndpoints, failoverFetch } from "~/trpc/endpoints";
-import { useEndpoints, useTRPC } from "~/trpc/react";
+import { ApiEndpoints } from "~/trpc/endpoints";
+import { makeTrpcClient, useEndpoints, useTRPC } from "~/trpc/react";
 
 type SubmitResult = RouterOutputs["order"]["submit"];
 
@@ -35,8 +34,7 @@ export function useDoubleSubmit() {
     () =>
       endpoints.urls.map((url, i) => {
         const own = new ApiEndpoints([...endpoints.urls.slice(i), ...endpoints.urls.slice(0, i)]);
-        const link = httpBatchStreamLink({ url: `${url}/trpc`, fetch: failoverFetch(own), maxItems: 1 });
-        return { url, own, client: createTRPCClient<AppRouter>({ links: [link] }) };
+        return { url, own, client: makeTrpcClient(own, { maxItems: 1, stream: true }) };
       }),
     [endpoints],
   );
