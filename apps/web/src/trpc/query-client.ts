@@ -1,4 +1,4 @@
-import { defaultShouldDehydrateQuery, QueryClient } from "@tanstack/react-query";
+import { QueryClient } from "@tanstack/react-query";
 
 export function makeQueryClient(): QueryClient {
   return new QueryClient({
@@ -8,10 +8,6 @@ export function makeQueryClient(): QueryClient {
         staleTime: 1000,
         retry: 1,
         refetchOnWindowFocus: false,
-      },
-      dehydrate: {
-        shouldDehydrateQuery: (query) =>
-          defaultShouldDehydrateQuery(query) || query.state.status === "pending",
       },
     },
   });

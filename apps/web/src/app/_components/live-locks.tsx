@@ -2,7 +2,16 @@
 
 import type { ConnectionState } from "@lockyard/ui/connection-indicator";
 import { useSubscription } from "@trpc/tanstack-react-query";
-import { createContext, type ReactNode, useContext, useEffect, useMemo, useRef, useState } from "react";
+import {
+  createContext,
+  type ReactNode,
+  useContext,
+  useEffect,
+  useEffectEvent,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import {
   EMPTY_LOCK_STATE,
   type LiveLock,
@@ -89,8 +98,7 @@ export function LiveLocksProvider({ children }: { children: ReactNode }) {
       },
     ),
   );
-  const resetRef = useRef(sub.reset);
-  resetRef.current = sub.reset;
+  const reset = useEffectEvent(() => sub.reset());
   const [failures, setFailures] = useState(0);
   const [everConnected, setEverConnected] = useState(false);
   const [note, setNote] = useState<string | null>(null);
@@ -107,7 +115,7 @@ export function LiveLocksProvider({ children }: { children: ReactNode }) {
       setStreamUrl(next);
       setStreamInstance(null);
       setFailures((n) => n + 1);
-      resetRef.current();
+      reset();
     }, FAILOVER_AFTER_MS);
     return () => clearTimeout(t);
   }, [failing, endpoints]);

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useMemo, useRef, useState } from "react";
 
 export interface RowState<T> {
   item: T;
@@ -17,14 +17,13 @@ const GONE_MS = 1200;
 export function useRowLifecycle<T>(items: readonly T[], keyOf: (item: T) => string): RowState<T>[] {
   const seen = useRef(new Map<string, { item: T; firstSeen: number; goneAt: number | null }>());
   const [tick, setTick] = useState(0);
-  const keyOfRef = useRef(keyOf);
-  keyOfRef.current = keyOf;
+  const keyOfLatest = useEffectEvent(keyOf);
 
   useEffect(() => {
     const now = performance.now();
     const present = new Set<string>();
     for (const item of items) {
-      const key = keyOfRef.current(item);
+      const key = keyOfLatest(item);
       present.add(key);
       const prev = seen.current.get(key);
       seen.current.set(key, {
