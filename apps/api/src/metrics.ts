@@ -84,7 +84,10 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 export type LockBackendLabel = "redis" | "redlock" | "postgres";
 
-/** `stock:1001` → `stock`: a bounded label, never the full resource name. */
+/**
+ * `order:submit:7` → `order`: a bounded label, never the full resource name. A product's lock is named by its
+ * bare id (stock/keys.ts), the only resource without a `:`, so it is `stock`.
+ */
 export function resourceKind(resource: string): string {
-  return resource.split(":", 1)[0] ?? "other";
+  return resource.includes(":") ? (resource.split(":", 1)[0] ?? "other") : "stock";
 }

@@ -24,6 +24,9 @@ export async function readOrder(redis: Redis, orderId: string): Promise<Order | 
  * Retention), whatever the traffic, and a resubmission inside that window replays it.
  */
 export async function storeOrder(redis: Redis, order: Order, retentionMs: number): Promise<void> {
+  // Two transactions, not one: on a Cluster the record (its own slot) and the index (another) cannot share
+  // one. The record goes first, and listing skips ids whose record is gone, so the index never shows a
+  // missing order.
   await redis
     .multi()
     .hset(orderKey(order.orderId), {
@@ -36,6 +39,9 @@ export async function storeOrder(redis: Redis, order: Order, retentionMs: number
       token: order.token ?? "",
     })
     .pexpire(orderKey(order.orderId), retentionMs)
+    .exec();
+  await redis
+    .multi()
     .zadd(ORDER_INDEX, String(order.createdAt), order.orderId)
     .pexpire(ORDER_INDEX, retentionMs)
     .exec();

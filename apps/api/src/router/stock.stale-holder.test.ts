@@ -3,8 +3,10 @@
 // deduct (as an expiry during a pause would), a second deduct takes the lock and reads qty = 1, then the
 // first one's write lands before the second's.
 import { setTimeout as sleep } from "node:timers/promises";
+import { lockKey as libLockKey } from "@lockyard/lock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testContext, uid } from "../../test/context.js";
+import { stockResource } from "../stock/keys.js";
 
 let t: Awaited<ReturnType<typeof testContext>>;
 beforeAll(async () => {
@@ -24,7 +26,7 @@ describe("redis mode: a holder that lost its lock mid-work", () => {
   it("cannot sell the last unit a newer holder already read: stock never goes below zero", async () => {
     for (let run = 0; run < 5; run++) {
       const productId = uid("stale");
-      const lockKey = `lock:{stock:${productId}}`;
+      const lockKey = libLockKey("lock:", stockResource(productId));
       await t.caller.stock.reset({ productId, qty: 1 });
       const first = t.caller.stock.deduct({ productId, mode: "redis", workMs: 400 });
       await waitForHolder(lockKey);

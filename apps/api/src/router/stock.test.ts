@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testContext, uid } from "../../test/context.js";
+import { stockResource } from "../stock/keys.js";
 
 let t: Awaited<ReturnType<typeof testContext>>;
 beforeAll(async () => {
@@ -59,7 +60,7 @@ describe("stock", () => {
     expect(results.filter((r) => !r.ok && r.reason === "sold-out")).toHaveLength(15);
     const stock = await t.caller.stock.get({ productId });
     expect(stock.qty).toBe(0);
-    const resource = `stock:${productId}`;
+    const resource = stockResource(productId);
     const evs = t.events.slice(since).filter((e) => e.resource === resource);
     // Every holder's read registers its token (sold-out ones too), so the fence is the last holder's token.
     const tokens = evs.flatMap((e) => (e.type === "acquired" && e.token !== null ? [e.token] : []));
