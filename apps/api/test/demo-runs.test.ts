@@ -1,11 +1,10 @@
 // Demo runs through two real API processes: starting is a mutation, watching a tracked subscription that
 // resumes without re-running anything, and the unsafe modes oversell every time while the safe ones never do.
-import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
-import { EventSource } from "eventsource";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
+import { createApiClient } from "../src/client.js";
 import type { AppRouter, RouterInputs } from "../src/index.js";
 import type { BurstReport, RunEvent } from "../src/types.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
@@ -18,16 +17,7 @@ const SAFE_RUNS = 5;
 let apis: ApiProcess[];
 let redis: Redis;
 let redlockNodes: { url: string; stop(): Promise<void> }[] = [];
-const client = (url: string) =>
-  createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === "subscription",
-        true: httpSubscriptionLink({ url: `${url}/trpc`, EventSource }),
-        false: httpLink({ url: `${url}/trpc` }),
-      }),
-    ],
-  });
+const client = (url: string) => createApiClient<AppRouter>(url);
 
 beforeAll(async () => {
   redis = new Redis(inject("redisUrl"));

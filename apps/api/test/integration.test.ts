@@ -1,10 +1,10 @@
 import { createLocks } from "@lockyard/lock";
-import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
-import { EventSource } from "eventsource";
+import { TRPCClientError } from "@trpc/client";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
+import { createApiClient } from "../src/client.js";
 import type { AppRouter, RouterInputs } from "../src/index.js";
 import type { BurstReport, RunEvent } from "../src/types.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
@@ -12,16 +12,7 @@ import { type ApiProcess, startApis, stopApis } from "./servers.js";
 let apis: ApiProcess[];
 let redis: Redis;
 let redlockNodes: { url: string; stop(): Promise<void> }[] = [];
-const client = (url: string) =>
-  createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === "subscription",
-        true: httpSubscriptionLink({ url: `${url}/trpc`, EventSource }),
-        false: httpLink({ url: `${url}/trpc` }),
-      }),
-    ],
-  });
+const client = (url: string) => createApiClient<AppRouter>(url);
 
 beforeAll(async () => {
   redis = new Redis(inject("redisUrl"));

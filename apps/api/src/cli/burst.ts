@@ -1,8 +1,8 @@
 // npm run burst -- --mode redis [--requests 200] [--url http://127.0.0.1:4001] [--json] ...
 import { parseArgs } from "node:util";
-import { createTRPCClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError } from "@trpc/client";
-import { EventSource } from "eventsource";
+import { TRPCClientError } from "@trpc/client";
 import { z } from "zod";
+import { createApiClient } from "../client.js";
 import { env } from "../env.js";
 import type { AppRouter } from "../root.js";
 import { burstInput } from "../schemas.js";
@@ -76,15 +76,7 @@ if (!(await reachable(url))) {
   fail(EXIT.unreachable, `cannot reach the API at ${url} (is it running? npm start, or --url)`);
 }
 const headers = token ? { "x-admin-token": token } : undefined;
-const client = createTRPCClient<AppRouter>({
-  links: [
-    splitLink({
-      condition: (op) => op.type === "subscription",
-      true: httpSubscriptionLink({ url: `${url}/trpc`, EventSource }),
-      false: httpLink({ url: `${url}/trpc`, ...(headers ? { headers } : {}) }),
-    }),
-  ],
-});
+const client = createApiClient<AppRouter>(url, headers ? { headers } : {});
 
 let runId: string;
 try {

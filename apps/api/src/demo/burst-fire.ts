@@ -1,11 +1,13 @@
 import { setMaxListeners } from "node:events";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
+import { TRPCClientError } from "@trpc/client";
+import { createApiClient } from "../client.js";
 import type { Context } from "../context.js";
 import { pooledFetch } from "../lib/agent-fetch.js";
 import { sleep } from "../lib/sleep.js";
-import type { AppRouter } from "../root.js";
+import type { stockRouter } from "../router/stock.js";
 import { clearBarrier, setBarrier } from "../stock/barrier.js";
 import { readQty } from "../stock/store.js";
+import type { router } from "../trpc.js";
 import type { BurstReport } from "../types.js";
 import type { BurstRequest } from "./burst.js";
 import { deductCommands } from "./commandstats.js";
@@ -22,6 +24,9 @@ export const BURST_CONNECTIONS_PER_INSTANCE = 200;
 const CANCEL_SETTLE_MS = 500;
 /** The barrier outlives any burst's reads; the burst deletes it when done. */
 const BARRIER_TTL_MS = 120_000;
+
+/** All the burst calls: the stock router, typed without importing root.ts (which imports the burst). */
+type StockApi = ReturnType<typeof router<{ stock: typeof stockRouter }>>;
 
 interface Tally {
   done: number;
@@ -62,9 +67,7 @@ async function fireWith(
   fetch: typeof globalThis.fetch,
 ): Promise<BurstReport> {
   const urls = ctx.config.apiUrls;
-  const clients = urls.map((base) =>
-    createTRPCClient<AppRouter>({ links: [httpLink({ url: `${base}/trpc`, fetch })] }),
-  );
+  const clients = urls.map((base) => createApiClient<StockApi>(base, { fetch }));
   setMaxListeners(req.requests + 10, signal);
   const unsafe = req.mode === "none" || req.mode === "local";
   if (unsafe) {
