@@ -55,7 +55,7 @@ async function admitted(
   try {
     const outcome = await run(ctx, req, inside, signal);
     ctx.metrics.deducts.inc({ mode: req.mode, outcome: outcome.ok ? "success" : outcome.reason });
-    return outcome.ok ? { ...base, ...outcome, waitedMs } : { ...base, ...outcome, waitedMs };
+    return { ...base, ...outcome, waitedMs };
   } catch (error) {
     const reason = lockFailure(error);
     if (!reason) throw error;
