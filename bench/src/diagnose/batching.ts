@@ -54,11 +54,11 @@ const variants: Record<string, (r: Scripted) => Acquire> = {
   },
   "its Lua, one call per op": (r) => {
     r.defineCommand("dA", { numberOfKeys: 2, lua: lua("lockyardAcquire") });
-    r.defineCommand("dR", { numberOfKeys: 2, lua: lua("lockyardRelease") });
+    r.defineCommand("dR", { numberOfKeys: 3, lua: lua("lockyardRelease") });
     return async (k) => {
       const o = owner();
       await r.dA!(`lock:{${k}}`, `fence:{${k}}`, o, 30_000, "0");
-      return () => r.dR!(`lock:{${k}}`, `lock-released:{${k}}`, o, 30_000, "0");
+      return () => r.dR!(`lock:{${k}}`, `lock-released:{${k}}`, `fence:{${k}}`, o, 30_000, "0", "");
     };
   },
   "its Lua, batched per tick": (r) => {

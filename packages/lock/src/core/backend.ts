@@ -25,8 +25,17 @@ export interface LockBackend {
    * had failed for that item alone.
    */
   renewMany(items: readonly RenewItem[]): Promise<(boolean | undefined)[]>;
-  /** [0] not-owner; [1, left] decremented; [2] released. */
-  release(resource: string, key: string, owner: string, leaseMs: number): Promise<ReleaseReply>;
+  /**
+   * [0] not-owner; [1, left] decremented; [2] released. `token`: the token the hold was granted with (null
+   * when unknown); a store that keeps tokens answers not-owner when the key was granted afresh since.
+   */
+  release(
+    resource: string,
+    key: string,
+    owner: string,
+    leaseMs: number,
+    token: number | null,
+  ): Promise<ReleaseReply>;
   /**
    * Optional (Redis stores): issues the caller's write, then the release, so that Redis runs the write while
    * the lock is held; on one connection both go out in one socket write. The release is sent whatever
@@ -38,6 +47,7 @@ export interface LockBackend {
     key: string,
     owner: string,
     leaseMs: number,
+    token: number | null,
   ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> };
   /**
    * Optional: true when a failed call never got an answer from the store (connection-class error), so a

@@ -137,7 +137,7 @@ export class Handle implements LockHandle {
     if (this.host.superseded(this)) return this.releasedAs([0], wasHeld);
     let reply: ReleaseReply;
     try {
-      reply = await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs);
+      reply = await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs, this.token);
     } catch (err) {
       this.host.releaseFailed(this, err);
       throw err;
@@ -155,7 +155,7 @@ export class Handle implements LockHandle {
       const result = this.releasedAs([0], wasHeld);
       return { result, write: { status: "rejected", reason: this.lostError } };
     }
-    const r = backend.releaseAfter(write, this.resource, this.key, this.owner, this.leaseMs);
+    const r = backend.releaseAfter(write, this.resource, this.key, this.owner, this.leaseMs, this.token);
     let reply: ReleaseReply;
     try {
       reply = await r.reply;

@@ -7,6 +7,8 @@ export interface LateHandle {
   readonly key: string;
   readonly owner: string;
   readonly leaseMs: number;
+  /** The token the hold was granted with (the release script refuses it once the key was granted afresh). */
+  readonly token: number | null;
   /** The local deadline: Redis frees the lock by then on its own. */
   readonly deadline: number;
   releasedLate(reply: ReleaseReply): void;
@@ -71,7 +73,7 @@ export class LateReleases {
   private async attempt(h: LateHandle): Promise<void> {
     let reply: ReleaseReply;
     try {
-      reply = await this.backend.release(h.resource, h.key, h.owner, h.leaseMs);
+      reply = await this.backend.release(h.resource, h.key, h.owner, h.leaseMs, h.token);
     } catch (err) {
       // A reply error is Redis's answer too: only a call that never reached Redis is worth another try.
       if (!this.stopped && this.backend.noReply?.(err)) this.schedule(h);

@@ -131,7 +131,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   releaseOrphan(q: Request, r: Granted): void {
     r[3]?.catch(() => {});
-    this.backend.release(q.resource, q.key, q.owner, q.leaseMs).catch(() => {});
+    this.backend.release(q.resource, q.key, q.owner, q.leaseMs, r[2] ?? null).catch(() => {});
   }
 
   subscribe(g: Gate, resource: string): void {

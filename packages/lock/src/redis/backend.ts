@@ -21,6 +21,14 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
   const cmd = withScripts(redis);
   const sharded = (redis as { isCluster?: boolean }).isCluster === true;
   const batched = batchedScripts(cmd, sharded);
+  const target = (resource: string, key: string, owner: string, leaseMs: number, token: number | null) => ({
+    key,
+    channel: releaseChannel(resource, prefix),
+    fence: fenceKey(resource, prefix),
+    owner,
+    leaseMs,
+    token,
+  });
   return {
     acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
       if (reads) return acquireThenRead(redis, cmd, batched, key, owner, leaseMs, moreWaiters, reads);
@@ -31,20 +39,11 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
       return (await cmd.lockyardRenew(key, owner, leaseMs)) === 1;
     },
     renewMany: (items) => renewMany(cmd, items, sharded),
-    release(resource, key, owner, leaseMs) {
-      return batched.release(key, releaseChannel(resource, prefix), owner, leaseMs);
+    release(resource, key, owner, leaseMs, token) {
+      return batched.release(target(resource, key, owner, leaseMs, token));
     },
-    releaseAfter(write, resource, key, owner, leaseMs) {
-      return writeThenRelease(
-        redis,
-        batched,
-        write,
-        key,
-        releaseChannel(resource, prefix),
-        owner,
-        leaseMs,
-        sharded,
-      );
+    releaseAfter(write, resource, key, owner, leaseMs, token) {
+      return writeThenRelease(redis, batched, write, target(resource, key, owner, leaseMs, token), sharded);
     },
     noReply: isConnectionError,
     list(match, count, limit) {

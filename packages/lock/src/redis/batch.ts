@@ -12,16 +12,22 @@ interface AcquireCall extends Pending<AcquireReply> {
   more: string;
 }
 
-interface ReleaseCall extends Pending<ReleaseReply> {
+/** What a release names: the lock, where to announce it, and the hold it ends (see release.ts). */
+export interface ReleaseTarget {
   key: string;
   channel: string;
+  fence: string;
   owner: string;
   leaseMs: number;
+  /** The token the hold was granted with; null when unknown (no token check). */
+  token: number | null;
 }
+
+interface ReleaseCall extends Pending<ReleaseReply>, ReleaseTarget {}
 
 export interface Batched {
   acquire(key: string, fence: string, owner: string, leaseMs: number, more: boolean): Promise<AcquireReply>;
-  release(key: string, channel: string, owner: string, leaseMs: number): Promise<ReleaseReply>;
+  release(target: ReleaseTarget): Promise<ReleaseReply>;
 }
 
 const bySlot = (c: { key: string }) => keySlot(c.key);
@@ -52,7 +58,15 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
       if (part.length === 1) {
         const c = part[0]!;
         (
-          cmd.lockyardRelease(c.key, c.channel, c.owner, c.leaseMs, shardedFlag) as Promise<ReleaseReply>
+          cmd.lockyardRelease(
+            c.key,
+            c.channel,
+            c.fence,
+            c.owner,
+            c.leaseMs,
+            shardedFlag,
+            tokenArg(c.token),
+          ) as Promise<ReleaseReply>
         ).then(c.resolve, c.reject);
       } else sendReleaseMany(cmd, part, shardedFlag);
     }
@@ -63,9 +77,9 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
       new Promise((resolve, reject) => {
         acquire({ key, fence, owner, leaseMs, more: more ? "1" : "0", resolve, reject });
       }),
-    release: (key, channel, owner, leaseMs) =>
+    release: (target) =>
       new Promise((resolve, reject) => {
-        release({ key, channel, owner, leaseMs, resolve, reject });
+        release({ ...target, resolve, reject });
       }),
   };
 }
@@ -97,18 +111,25 @@ function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[]): void {
   );
 }
 
+/** A token as the release script compares it: the decimal string the acquire script stored, or "" for none. */
+function tokenArg(token: number | null): string {
+  return token === null ? "" : String(token);
+}
+
 function sendReleaseMany(cmd: ScriptCommands, part: ReleaseCall[], shardedFlag: string): void {
   const n = part.length;
-  const args: (string | number)[] = new Array(n * 4 + 1);
-  args[2 * n] = shardedFlag;
+  const args: (string | number)[] = new Array(n * 6 + 1);
+  args[3 * n] = shardedFlag;
   for (let i = 0; i < n; i++) {
     const c = part[i]!;
-    args[2 * i] = c.key;
-    args[2 * i + 1] = c.channel;
-    args[2 * n + 1 + 2 * i] = c.owner;
-    args[2 * n + 2 + 2 * i] = c.leaseMs;
+    args[3 * i] = c.key;
+    args[3 * i + 1] = c.channel;
+    args[3 * i + 2] = c.fence;
+    args[3 * n + 1 + 3 * i] = c.owner;
+    args[3 * n + 2 + 3 * i] = c.leaseMs;
+    args[3 * n + 3 + 3 * i] = tokenArg(c.token);
   }
-  cmd.lockyardReleaseMany(2 * n, ...args).then(
+  cmd.lockyardReleaseMany(3 * n, ...args).then(
     (out) => {
       for (let i = 0; i < n; i++) {
         const c = part[i]!;

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "../core/backend.js";
 import { fenceKeyOf } from "../resource.js";
 import type { ReadsFn as RedisReads, WriteFn as RedisWrite } from "../types.js";
-import type { Batched } from "./batch.js";
+import type { Batched, ReleaseTarget } from "./batch.js";
 import { acquire } from "./scripts/acquire.js";
 import type { RedisClient, ScriptCommands } from "./scripts/index.js";
 
@@ -110,10 +110,7 @@ export function writeThenRelease<T>(
   redis: RedisClient,
   batched: Batched,
   write: WriteFn<T>,
-  key: string,
-  channel: string,
-  owner: string,
-  leaseMs: number,
+  target: ReleaseTarget,
   sharded: boolean,
 ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> } {
   const run = (): Promise<PromiseSettledResult<T>> => {
@@ -128,7 +125,7 @@ export function writeThenRelease<T>(
   };
   // Batched: the releases of requests resumed in one tick share one call, sent at the tick's end, after
   // every write issued in it, and still inside the socket's cork.
-  const release = () => batched.release(key, channel, owner, leaseMs);
+  const release = () => batched.release(target);
   if (sharded) {
     const w = run();
     return { reply: w.then(release), write: w };

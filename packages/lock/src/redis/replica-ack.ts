@@ -44,7 +44,7 @@ export function withReplicaAck(
       }
       if (acked >= replicas) return r;
       // Undo this acquisition only: a re-entry is decremented, a fresh lock deleted.
-      await backend.release(resource, key, owner, leaseMs).catch(() => {});
+      await backend.release(resource, key, owner, leaseMs, r[2] ?? null).catch(() => {});
       throw new QuorumError(replicas, acked, {
         cause: cause ?? new Error(`WAIT ${replicas}: only ${acked} replica(s) acknowledged the lock`),
       });

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocks, type Locks, releaseChannel } from "../../src/index.js";
+import { createLocks, fenceKey, type Locks, releaseChannel } from "../../src/index.js";
 import type { ScriptCommands } from "../../src/redis/scripts/index.js";
 import { assertNoOverlap, connect, type Hold, sleep, uniq } from "../helpers.js";
 
@@ -49,9 +49,11 @@ describe("walking skeleton", () => {
     const released = await (redis as unknown as ScriptCommands).lockyardRelease(
       h.key,
       releaseChannel(resource),
+      fenceKey(resource),
       "intruder:stale",
       1000,
       "0",
+      "",
     );
     expect(released).toEqual([0, 0]);
     expect(await redis.hget(h.key, h.owner)).toBe("1");

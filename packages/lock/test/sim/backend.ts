@@ -286,16 +286,27 @@ export function createSimBackend(opts: {
       );
       return replies.map((r) => unwrap<number>(r) === 1);
     },
-    async release(resource, key, owner, leaseMs): Promise<ReleaseReply> {
+    async release(resource, key, owner, leaseMs, token): Promise<ReleaseReply> {
       const [r] = await conn.send<[Settled]>(
-        [() => redis().release(key, channelOf(resource), owner, leaseMs)],
+        [
+          () =>
+            redis().release(key, channelOf(resource), `fence:${resource}`, owner, leaseMs, tokenArg(token)),
+        ],
         `release ${resource} ${owner}`,
       );
       const [code, left] = unwrap<[0 | 1 | 2, number]>(r);
       return [code, left];
     },
-    releaseAfter<T>(write: WriteFn<T>, resource: string, key: string, owner: string, leaseMs: number) {
-      const op = () => redis().release(key, channelOf(resource), owner, leaseMs);
+    releaseAfter<T>(
+      write: WriteFn<T>,
+      resource: string,
+      key: string,
+      owner: string,
+      leaseMs: number,
+      token: number | null,
+    ) {
+      const op = () =>
+        redis().release(key, channelOf(resource), `fence:${resource}`, owner, leaseMs, tokenArg(token));
       const sent = withRiders<[0 | 1 | 2, number]>(
         `write+release ${resource} ${owner}`,
         op,
@@ -326,4 +337,9 @@ export function createSimBackend(opts: {
     async close() {},
     subscriber: () => sub,
   };
+}
+
+/** As the Redis backend sends it (redis/batch.ts): the decimal token, or "" for none. */
+function tokenArg(token: number | null): string {
+  return token === null ? "" : String(token);
 }

@@ -315,6 +315,27 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
   const pickRes = () => rng.int(0, 1);
   const lease = () => rng.pick(LEASES);
   const owner = () => rng.pick(OWNERS);
+  /**
+   * The token a release names: none (""), the fence's current value as each side holds it (the holds of the
+   * latest grant), or "1", below every token (a hold from before the key was granted afresh).
+   */
+  const tokens = async (k: Keys): Promise<{ mode: string; redis: string; model: string }> => {
+    const mode = rng.pick(["none", "current", "stale"] as const);
+    if (mode === "none") return { mode, redis: "", model: "" };
+    if (mode === "stale") return { mode, redis: "1", model: "1" };
+    const read = async (get: () => Promise<string | null> | string | null) => {
+      try {
+        return (await get()) ?? "";
+      } catch {
+        return ""; // a fence key of the wrong type: the script's GET raises on both sides anyway
+      }
+    };
+    return {
+      mode,
+      redis: await read(() => redis.get(k.fence)),
+      model: await read(() => model.getString(k.fence)),
+    };
+  };
   /** A token to write with: one this resource was granted (often the latest), 0, or far above any. */
   const pickToken = (i: number): [number, number] => {
     const mine = s.tokensOf[i]!;
@@ -388,11 +409,12 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         });
       } else if (roll < 40) {
         const [o, l] = [owner(), lease()];
-        const label = `release ${i} ${o} ${l}`;
+        const t = await tokens(k);
+        const label = `release ${i} ${o} ${l} token:${t.mode}`;
         const got = await s.op(
           label,
-          (m) => cmd(m).lockyardRelease!(k.lock, k.channel, o, l, "0"),
-          () => model.release(k.lock, k.channel, o, l),
+          (m) => cmd(m).lockyardRelease!(k.lock, k.channel, k.fence, o, l, "0", t.redis),
+          () => model.release(k.lock, k.channel, k.fence, o, l, t.model),
         );
         if (!got) break;
         const [r, mr] = got;
@@ -402,17 +424,24 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
           countRelease(stats, (r.value as number[])[0]!);
         } else stats.errors++;
       } else if (roll < 46) {
-        const items = Array.from({ length: rng.int(1, 3) }, () => ({ i: pickRes(), o: owner(), l: lease() }));
-        const keys = items.flatMap((it) => [s.res[it.i]!.lock, s.res[it.i]!.channel]);
-        const args = ["0", ...items.flatMap((it) => [it.o, it.l])];
-        const label = `releaseMany ${JSON.stringify(items)}`;
+        const picked = Array.from({ length: rng.int(1, 3) }, () => ({
+          i: pickRes(),
+          o: owner(),
+          l: lease(),
+        }));
+        const items: { i: number; o: string; l: number; t: Awaited<ReturnType<typeof tokens>> }[] = [];
+        for (const it of picked) items.push({ ...it, t: await tokens(s.res[it.i]!) });
+        const keys = items.flatMap((it) => [s.res[it.i]!.lock, s.res[it.i]!.channel, s.res[it.i]!.fence]);
+        const args = ["0", ...items.flatMap((it) => [it.o, it.l, it.t.redis])];
+        const label = `releaseMany ${JSON.stringify(items.map((it) => ({ ...it, t: it.t.mode })))}`;
         const got = await s.op(
           label,
           (m) => cmd(m).lockyardReleaseMany!(keys.length, ...keys, ...args),
           () =>
             items.flatMap((it) => {
               try {
-                return model.release(s.res[it.i]!.lock, s.res[it.i]!.channel, it.o, it.l);
+                const r = s.res[it.i]!;
+                return model.release(r.lock, r.channel, r.fence, it.o, it.l, it.t.model);
               } catch (e) {
                 return [-1, String((e as Error).message)];
               }

@@ -103,10 +103,21 @@ export class ModelRedis {
     return [0, this.pttl(key), 0];
   }
 
-  /** release.ts: [0, 0] not-owner | [1, left] | [2, 0]. */
-  release(key: string, channel: string, owner: string, lease: number): [number, number] {
+  /** release.ts: [0, 0] not-owner (incl. a hold whose token the fence no longer holds) | [1, left] | [2, 0]. */
+  release(
+    key: string,
+    channel: string,
+    fence: string,
+    owner: string,
+    lease: number,
+    token: string,
+  ): [number, number] {
     const h = this.hash(key);
     if (!h?.has(owner)) return [0, 0];
+    if (token !== "") {
+      const current = this.str(fence);
+      if (current !== undefined && current !== token) return [0, 0];
+    }
     const left = Number(h.get(owner)) - 1;
     if (left > 0) {
       h.set(owner, String(left));

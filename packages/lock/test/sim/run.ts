@@ -138,6 +138,10 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   /** Handles whose key Redis lost under them (the expire fault): they may believe they hold it until they
    * look; only withLock's "protected throughout" check still applies to them. */
   const tainted = new Set<LockHandle>();
+  /** key + owner → the newest token Redis had granted when the key was lost: those grants are tainted too. */
+  const taintedGrants = new Map<string, number>();
+  const isTainted = (h: LockHandle) =>
+    tainted.has(h) || (h.token !== null && h.token <= (taintedGrants.get(`${h.key}\n${h.owner}`) ?? -1));
   const sectionScope = new AsyncLocalStorage<Section>();
   const pending = new Set<PendingAcquire>();
   const freeSince = new Map<string, number>();
@@ -160,7 +164,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     const byResource = new Map<string, Set<string>>();
     for (const p of procs) {
       for (const h of p.handles) {
-        if (!h.isHeld() || tainted.has(h)) continue;
+        if (!h.isHeld() || isTainted(h)) continue;
         const owners = byResource.get(h.resource) ?? new Set();
         owners.add(h.owner);
         byResource.set(h.resource, owners);
@@ -179,7 +183,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     // Critical sections of one resource overlap only when both began inside one still-running scope (a holder's
     // own concurrent children, the documented choice); detached work started after its scope ended never does.
     // A section whose lock was lost (and signalled) no longer counts as protected.
-    const active = [...sections].filter((s) => s.active && s.handle.isHeld() && !tainted.has(s.handle));
+    const active = [...sections].filter((s) => s.active && s.handle.isHeld() && !isTainted(s.handle));
     for (let i = 0; i < active.length; i++) {
       for (let j = i + 1; j < active.length; j++) {
         const a = active[i]!;
@@ -440,6 +444,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       world.log(`lock key of ${r} lost (held by ${redis.owners(key).join(", ")})`);
       stats.keysLost++;
       for (const p of procs) for (const h of p.handles) if (h.key === key) tainted.add(h);
+      // Grants whose reply is still on its way are not handles yet: they are known by owner and token.
+      const token = Number(redis.getString(`fence:${r}`) ?? "0");
+      for (const o of redis.owners(key)) taintedGrants.set(`${key}\n${o}`, token);
       redis.del(key);
     };
     world.at(lossRng.int(0, 2_500), lose);

@@ -38,9 +38,11 @@ export interface ScriptCommands {
   lockyardRelease(
     lock: K,
     channel: K,
+    fence: K,
     owner: string,
     leaseMs: number,
     sharded: string,
+    token: string,
   ): Promise<[number, number]>;
   /** Flat: [code, leftOrMessage] per lock. */
   lockyardReleaseMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;

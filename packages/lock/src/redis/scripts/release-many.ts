@@ -2,8 +2,9 @@ import { RELEASE_BODY } from "./release.js";
 
 /**
  * releaseMany: the release body (release.ts) looped over N locks, for the per-tick batcher.
- * KEYS[2i-1] lock hash i, KEYS[2i] release channel i
- * ARGV[1] "1" to use SPUBLISH (Cluster) instead of PUBLISH; ARGV[2i] owner i, ARGV[2i+1] leaseMs i
+ * KEYS[3i-2] lock hash i, KEYS[3i-1] release channel i, KEYS[3i] fence counter i
+ * ARGV[1] "1" to use SPUBLISH (Cluster) instead of PUBLISH; ARGV[3i-1] owner i, ARGV[3i] leaseMs i,
+ * ARGV[3i+1] token i ("" when unknown)
  * Returns a flat array, two entries per lock, in order, as release does, or {-1, message} when that lock's
  * commands raised an error; the others are unaffected.
  */
@@ -13,8 +14,9 @@ export const releaseMany = {
   numberOfKeys: undefined,
   lua: `${RELEASE_BODY}
 local out = {}
-for i = 1, #KEYS / 2 do
-  local ok, a, b = pcall(release_one, KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i], ARGV[2 * i + 1], ARGV[1])
+for i = 1, #KEYS / 3 do
+  local ok, a, b = pcall(
+    release_one, KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[3 * i - 1], ARGV[3 * i], ARGV[1], ARGV[3 * i + 1])
   if ok then
     out[2 * i - 1], out[2 * i] = a, b
   else

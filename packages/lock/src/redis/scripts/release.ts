@@ -1,13 +1,24 @@
 /**
  * release: one Lua body, used by the single script and looped over by releaseMany (release-many.ts).
- * KEYS[1] lock hash; KEYS[2] release channel (same hash tag, so same slot)
- * ARGV[1] owner, ARGV[2] leaseMs, ARGV[3] "1" to use SPUBLISH (Cluster) instead of PUBLISH
+ * KEYS[1] lock hash; KEYS[2] release channel; KEYS[3] fence counter (same hash tag, so same slot)
+ * ARGV[1] owner, ARGV[2] leaseMs, ARGV[3] "1" to use SPUBLISH (Cluster) instead of PUBLISH,
+ * ARGV[4] the token the releasing hold was granted with ("" when unknown)
  * Returns {0, 0} not-owner (nothing deleted); {1, left} decremented (TTL raised to leaseMs, never lowered);
  * {2, 0} released: the key is deleted, and the channel is published to only if a waiter marked `~waiters`.
+ *
+ * The token check: every fresh grant moves the fence counter, re-entries do not. When the counter no longer
+ * holds the releasing hold's token, the key it was granted in is gone (expired, evicted, lost in a failover)
+ * and the owner's name was granted afresh since (a re-entry re-creating it): decrementing would take a count
+ * that belongs to the newer holds and could free the lock under them. That is not-owner. A counter that has
+ * expired itself (no use in FENCE_RETENTION_MS) proves nothing either way, so the owner check alone decides.
  */
 export const RELEASE_BODY = `
-local function release_one(k, ch, o, lease, sharded)
+local function release_one(k, ch, f, o, lease, sharded, token)
   if redis.call('hexists', k, o) == 0 then return 0, 0 end
+  if token ~= '' then
+    local current = redis.call('get', f)
+    if current and current ~= token then return 0, 0 end
+  end
   local left = redis.call('hincrby', k, o, -1)
   if left > 0 then
     if redis.call('pttl', k) < tonumber(lease) then redis.call('pexpire', k, lease) end
@@ -24,8 +35,8 @@ end
 
 export const release = {
   name: "lockyardRelease",
-  numberOfKeys: 2,
+  numberOfKeys: 3,
   lua: `${RELEASE_BODY}
-return {release_one(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])}
+return {release_one(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])}
 `,
 } as const;
