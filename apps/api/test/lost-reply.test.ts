@@ -1,9 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { TRPCError } from "@trpc/server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { sleep } from "../src/lib/sleep.js";
+import { startReplyCutter } from "../../../scripts/lib/reply-cutter.mjs";
 import { testContext, uid } from "./context.js";
-import { startReplyCutter } from "./reply-cutter.js";
 
 let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
 let t: Awaited<ReturnType<typeof testContext>>;

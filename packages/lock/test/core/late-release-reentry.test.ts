@@ -3,9 +3,9 @@
 // decrement a second time and free the lock under the re-entered handle.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { createLocks, type LockEvent } from "../../src/index.js";
 import { connect, sleep, uniq } from "../helpers.js";
-import { startReplyCutter } from "../reply-cutter.js";
 
 let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
 let direct: Redis;

@@ -1,13 +1,14 @@
+// A TCP proxy in front of Redis that can lose replies, for the lock's and the API's tests: while
+// `holdReplies` is on, commands still reach Redis (and run) but their answers are dropped; `cut()` then
+// closes every connection. That is the one failure a client cannot tell apart from "not done": the write
+// happened, its reply never came. Types: reply-cutter.d.mts.
 import net from "node:net";
 
-/**
- * A TCP proxy in front of Redis that can lose replies: while `holdReplies` is on, commands still reach
- * Redis (and run) but their answers are dropped; `cut()` then closes every connection. That is the one
- * failure a client cannot tell apart from "not done": the write happened, its reply never came.
- */
-export async function startReplyCutter(targetUrl: string) {
+/** @param {string} targetUrl */
+export async function startReplyCutter(targetUrl) {
   const target = new URL(targetUrl);
-  const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  /** @type {Set<{ client: net.Socket; upstream: net.Socket }>} */
+  const pairs = new Set();
   let holding = false;
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port), target.hostname);
@@ -25,14 +26,13 @@ export async function startReplyCutter(targetUrl: string) {
     client.on("error", end).on("close", end);
     upstream.on("error", end).on("close", end);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
+  const { port } = /** @type {net.AddressInfo} */ (server.address());
   return {
     url: `redis://127.0.0.1:${port}`,
     holdReplies() {
       holding = true;
     },
-    /** Closes every proxied connection and lets replies through again; clients reconnect through it. */
     cut() {
       for (const { client, upstream } of pairs) {
         client.destroy();
@@ -42,12 +42,12 @@ export async function startReplyCutter(targetUrl: string) {
       holding = false;
     },
     close: () =>
-      new Promise<void>((resolve) => {
+      new Promise((resolve) => {
         for (const { client, upstream } of pairs) {
           client.destroy();
           upstream.destroy();
         }
-        server.close(() => resolve());
+        server.close(() => resolve(undefined));
       }),
   };
 }

@@ -1,0 +1,11 @@
+// Types of reply-cutter.mjs for the TypeScript tests that lose Redis replies.
+export interface ReplyCutter {
+  /** redis://127.0.0.1:<port> of the proxy. */
+  url: string;
+  /** From now on commands still reach Redis (and run), but their replies are dropped. */
+  holdReplies(): void;
+  /** Closes every proxied connection and lets replies through again; clients reconnect through it. */
+  cut(): void;
+  close(): Promise<void>;
+}
+export function startReplyCutter(targetUrl: string): Promise<ReplyCutter>;
