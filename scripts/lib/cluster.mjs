@@ -1,6 +1,10 @@
-// A real Redis Cluster for tests: N masters (no replicas) on free loopback ports, created with
-// `redis-cli --cluster create`, stopped by PID. Dependency-free, like the rest of scripts/lib.
+// A real Redis Cluster: N masters with R replicas each, created with `redis-cli --cluster create`,
+// stopped by PID. Tests use random free ports and temp dirs; `REDIS_TOPOLOGY=cluster npm start` passes fixed
+// ports and a data dir under .data/ so the cluster (its nodes.conf) survives a restart. Dependency-free,
+// like the rest of scripts/lib.
 import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
 import { isPortFree } from "./ports.mjs";
 import { startRedis } from "./redis.mjs";
 import { which } from "./system.mjs";
@@ -33,7 +37,7 @@ async function freeClusterPort(taken) {
   throw new Error("no free port pair (p, p+10000) for a cluster node");
 }
 
-/** Resolves once every node reports cluster_state:ok, or rejects after timeoutMs. */
+/** Resolves once every node reports cluster_state:ok (and every replica its link up), or rejects. */
 async function waitForClusterOk(cli, ports, timeoutMs) {
   const deadline = performance.now() + timeoutMs;
   let last = "";
@@ -45,6 +49,12 @@ async function waitForClusterOk(cli, ports, timeoutMs) {
         ok = false;
         break;
       }
+      const repl = await run(cli, ["-p", String(port), "info", "replication"], 2_000).catch((e) => String(e));
+      if (repl.includes("role:slave") && !repl.includes("master_link_status:up")) {
+        last = `replica ${port}: ${repl}`;
+        ok = false;
+        break;
+      }
     }
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -53,37 +63,90 @@ async function waitForClusterOk(cli, ports, timeoutMs) {
 }
 
 /**
- * Starts `masters` (default 3) cluster-enabled redis-servers and joins them into one cluster.
- * Returns { nodes: [{ host, port }], servers, stop() }; stop() kills every server by PID.
+ * The roles as the cluster sees them now (`CLUSTER NODES` asked of any live node): the port of every
+ * master serving slots, and of every replica with the port of its master.
  */
-export async function startCluster({ masters = 3, timeoutMs = 30_000 } = {}) {
+export async function clusterRoles(ports) {
   const cli = redisCliBin();
+  for (const port of ports) {
+    const out = await run(cli, ["-p", String(port), "cluster", "nodes"], 2_000).catch(() => null);
+    if (!out) continue;
+    const rows = out
+      .trim()
+      .split("\n")
+      .map((l) => l.split(" "));
+    const portOf = new Map(rows.map((r) => [r[0], Number(r[1].split("@")[0].split(":").pop())]));
+    const alive = (r) => !r[2].includes("fail");
+    return {
+      masters: rows
+        .filter((r) => r[2].includes("master") && alive(r) && r.length > 8)
+        .map((r) => portOf.get(r[0])),
+      replicas: rows
+        .filter((r) => r[2].includes("slave") && alive(r))
+        .map((r) => ({ port: portOf.get(r[0]), master: portOf.get(r[3]) })),
+    };
+  }
+  throw new Error("no cluster node answered CLUSTER NODES");
+}
+
+/**
+ * Starts `masters` (default 3) cluster-enabled redis-servers, plus `replicas` (default 0) per master, and
+ * joins them into one cluster. `nodeTimeoutMs` is cluster-node-timeout: how long a master may be
+ * unreachable before its replica is promoted. `ports` and `dir` (each node under dir/<port>) make it
+ * persistent: when every node's nodes.conf is there, the nodes are started and rejoin instead of a new
+ * cluster being created. Returns { nodes: [{ host, port }], servers, stop() }; stop() kills every server by
+ * PID.
+ */
+export async function startCluster({
+  masters = 3,
+  replicas = 0,
+  nodeTimeoutMs = 5000,
+  timeoutMs = 30_000,
+  ports,
+  dir,
+} = {}) {
+  const cli = redisCliBin();
+  const count = masters * (1 + replicas);
+  if (ports && ports.length !== count) throw new Error(`startCluster: ${count} ports needed`);
   const taken = new Set();
   const servers = [];
   const stop = async () => {
     await Promise.all(servers.map((s) => s.stop()));
   };
+  const nodeDir = (port) => (dir ? path.join(dir, String(port)) : undefined);
+  const rejoin = Boolean(dir && ports?.every((p) => existsSync(path.join(nodeDir(p), "nodes.conf"))));
   try {
-    for (let i = 0; i < masters; i++) {
-      const port = await freeClusterPort(taken);
+    if (dir && !rejoin) for (const p of ports ?? []) rmSync(nodeDir(p), { recursive: true, force: true });
+    for (let i = 0; i < count; i++) {
+      const port = ports?.[i] ?? (await freeClusterPort(taken));
       taken.add(port);
+      const d = nodeDir(port);
+      if (d) mkdirSync(d, { recursive: true });
       servers.push(
         await startRedis({
           port,
+          ...(d ? { dir: d, persist: true } : {}),
           args: [
             "--cluster-enabled",
             "yes",
-            // Relative to the server's own temp --dir, so nodes never share a config file.
+            // Relative to the server's own --dir, so nodes never share a config file.
             "--cluster-config-file",
             "nodes.conf",
             "--cluster-node-timeout",
-            "5000",
+            String(nodeTimeoutMs),
+            ...(d ? ["--save", "60 1"] : []),
           ],
         }),
       );
     }
     const addrs = servers.map((s) => `127.0.0.1:${s.port}`);
-    await run(cli, ["--cluster", "create", ...addrs, "--cluster-replicas", "0", "--cluster-yes"], timeoutMs);
+    if (!rejoin) {
+      await run(
+        cli,
+        ["--cluster", "create", ...addrs, "--cluster-replicas", String(replicas), "--cluster-yes"],
+        timeoutMs,
+      );
+    }
     await waitForClusterOk(
       cli,
       servers.map((s) => s.port),

@@ -14,6 +14,8 @@ export interface Config {
   instanceId: string;
   /** Given to the demo's child processes, which open their own connection. */
   redisUrl: string;
+  /** One Redis (`REDIS_URL`) or a Cluster (`REDIS_CLUSTER_NODES`). */
+  redisTopology: "single" | "cluster";
   apiUrls: string[];
   adminToken: string | undefined;
   jobIntervalMs: number;
@@ -71,6 +73,7 @@ export async function createContextInner(services: ServicesInput, request: Reque
   const config: Config = {
     instanceId: "api-test",
     redisUrl: "redis://127.0.0.1:6379",
+    redisTopology: "single",
     apiUrls: [],
     adminToken: undefined,
     jobIntervalMs: 5000,

@@ -14,6 +14,22 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(4001),
   HOST: z.string().min(1).default("127.0.0.1"),
   REDIS_URL: redisUrl.default("redis://127.0.0.1:6379"),
+  /**
+   * Seed nodes of a Redis Cluster (`host:port,host:port,…`). Set, every part of the API uses an ioredis
+   * Cluster found from them, and REDIS_URL is not used.
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .transform((s) => (s ? csv(s) : []))
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9_.-]+:\d{1,5}$/, "expected host:port")))
+    .transform((list) =>
+      list.map((hp) => {
+        const i = hp.lastIndexOf(":");
+        return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
+      }),
+    )
+    .pipe(z.array(z.object({ host: z.string(), port: z.number().int().min(1).max(65_535) }))),
   REDLOCK_URLS: z
     .string()
     .optional()

@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import type { Logger } from "pino";
 
 /**
@@ -18,8 +18,80 @@ export const redisOptions = {
   retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 6), 2_000),
 } satisfies RedisOptions;
 
-export function createRedis(url: string, opts: { name: string; logger?: Logger }): Redis {
-  const redis = new Redis(url, { ...redisOptions, connectionName: opts.name });
+/**
+ * The same promises on a Cluster. A command is retried only where Redis says it did not run it (MOVED,
+ * ASK, TRYAGAIN, CLUSTERDOWN); `retryDelayOnFailover: 0` turns off ioredis's re-send of a command whose
+ * connection closed under it (a master killed mid-write): that one fails, and the caller is told it may
+ * have run. A dead master's connection is dropped (no per-node retry) and the slots are read again every
+ * second, so a promoted replica takes over without a restart.
+ */
+export const clusterOptions = {
+  enableOfflineQueue: false,
+  enableReadyCheck: true,
+  scaleReads: "master",
+  retryDelayOnFailover: 0,
+  retryDelayOnClusterDown: 100,
+  retryDelayOnTryAgain: 100,
+  retryDelayOnMoved: 0,
+  maxRedirections: 16,
+  slotsRefreshTimeout: 1_000,
+  slotsRefreshInterval: 1_000,
+  clusterRetryStrategy: (attempt: number) => Math.min(100 * attempt, 2_000),
+  redisOptions: {
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    commandTimeout: 5_000,
+  },
+} satisfies ClusterOptions;
+
+/**
+ * Where the API's Redis is: one server (`REDIS_URL`), or the seed nodes of a Cluster
+ * (`REDIS_CLUSTER_NODES`). As a string (for the demo's child processes, which get one) a Cluster is
+ * `redis-cluster://host:port,host:port`.
+ */
+export type RedisTarget =
+  | { topology: "single"; url: string }
+  | { topology: "cluster"; nodes: { host: string; port: number }[] };
+
+const CLUSTER_SCHEME = "redis-cluster://";
+
+export function targetString(target: RedisTarget): string {
+  return target.topology === "single"
+    ? target.url
+    : CLUSTER_SCHEME + target.nodes.map((n) => `${n.host}:${n.port}`).join(",");
+}
+
+export function parseTarget(s: string): RedisTarget {
+  if (!s.startsWith(CLUSTER_SCHEME)) return { topology: "single", url: s };
+  const nodes = s
+    .slice(CLUSTER_SCHEME.length)
+    .split(",")
+    .map((hp) => {
+      const i = hp.lastIndexOf(":");
+      return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
+    });
+  return { topology: "cluster", nodes };
+}
+
+export const isCluster = (client: Redis | Cluster): client is Cluster =>
+  (client as { isCluster?: boolean }).isCluster === true;
+
+/**
+ * A connection to the target. A Cluster is returned typed as `Redis`: the API's modules (and the demo's)
+ * are written against one client type, and a Cluster answers every command they send with the same
+ * signature. What must differ on a Cluster (scanning every master, the masters and replicas in
+ * system.info) checks `isCluster` first.
+ */
+export function createRedis(target: string | RedisTarget, opts: { name: string; logger?: Logger }): Redis {
+  const t = typeof target === "string" ? parseTarget(target) : target;
+  const redis =
+    t.topology === "single"
+      ? new Redis(t.url, { ...redisOptions, connectionName: opts.name })
+      : (new Cluster(t.nodes, {
+          ...clusterOptions,
+          redisOptions: { ...clusterOptions.redisOptions, connectionName: opts.name },
+        }) as unknown as Redis);
   let down = false;
   redis.on("error", (err: Error) => {
     // ioredis emits one error per failed reconnect; log the transition, not every attempt.
@@ -30,11 +102,35 @@ export function createRedis(url: string, opts: { name: string; logger?: Logger }
     if (down) opts.logger?.info({ connection: opts.name }, "redis reachable again");
     down = false;
   });
+  if (t.topology === "cluster") {
+    redis.on("+node", (node: Redis) => {
+      // ioredis connects to a node on its first command, and without the offline queue a command sent
+      // while that connection is still opening is refused: connect as soon as the node is known.
+      if (node.status === "wait") node.connect().catch(() => undefined);
+      opts.logger?.debug({ node: `${node.options.host}:${node.options.port}` }, "cluster node added");
+    });
+    redis.on("-node", (node: Redis) =>
+      opts.logger?.warn({ node: `${node.options.host}:${node.options.port}` }, "cluster node lost"),
+    );
+  }
   return redis;
 }
 
-/** Resolves once the connection is ready, or after timeoutMs (the caller serves 503s meanwhile). */
-export function waitUntilReady(redis: Redis, timeoutMs: number): Promise<boolean> {
+/**
+ * Resolves once the connection is ready (on a Cluster: the slots are known and every master answers), or
+ * false after timeoutMs (the caller serves 503s meanwhile).
+ */
+export async function waitUntilReady(redis: Redis, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  if (!(await readyEvent(redis, timeoutMs))) return false;
+  const client = redis as Redis | Cluster;
+  if (!isCluster(client)) return true;
+  const left = Math.max(0, deadline - performance.now());
+  const pings = Promise.all(client.nodes("master").map((n) => n.ping())).then(() => true);
+  return answers(pings, left);
+}
+
+function readyEvent(redis: Redis | Cluster, timeoutMs: number): Promise<boolean> {
   if (redis.status === "ready") return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (ok: boolean) => {
@@ -47,4 +143,33 @@ export function waitUntilReady(redis: Redis, timeoutMs: number): Promise<boolean
     timer.unref();
     redis.on("ready", onReady);
   });
+}
+
+/** Whether `p` resolves true within `ms`; never rejects, and the timer is cleared. */
+async function answers(p: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([p.catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** REDIS_CLUSTER_NODES when set, else REDIS_URL. */
+export function redisTarget(env: {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES: { host: string; port: number }[];
+}): RedisTarget {
+  return env.REDIS_CLUSTER_NODES.length > 0
+    ? { topology: "cluster", nodes: env.REDIS_CLUSTER_NODES }
+    : { topology: "single", url: env.REDIS_URL };
+}
+
+/** The servers holding keys: the client itself, or every master of a Cluster (to SCAN each). */
+export function mastersOf(client: Redis | Cluster): Redis[] {
+  return isCluster(client) ? client.nodes("master") : [client];
 }

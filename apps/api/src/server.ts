@@ -112,7 +112,7 @@ const jobs = startJobs({
 // The postgres mode's first connection attempt is bounded by the pool's connect timeout.
 const [redisReady] = await Promise.all([waitUntilReady(services.redis, 3_000), ready]);
 if (!redisReady) {
-  logger.warn({ redis: env.REDIS_URL }, "redis not reachable yet; serving 503s until it is");
+  logger.warn({ redis: services.config.redisUrl }, "redis not reachable yet; serving 503s until it is");
 }
 server.listen(env.PORT, env.HOST, () => {
   const addr = server.address();

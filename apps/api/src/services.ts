@@ -10,7 +10,7 @@ import { LockFeed } from "./locks/feed.js";
 import { lockSources } from "./locks/snapshot.js";
 import { createMetrics, type LockBackendLabel, type Metrics, resourceKind } from "./metrics.js";
 import { connectPostgres, pgServer } from "./postgres.js";
-import { createRedis, waitUntilReady } from "./redis.js";
+import { createRedis, redisTarget, targetString, waitUntilReady } from "./redis.js";
 import { Admission } from "./stock/admission.js";
 import { highestPgFence } from "./stock/pg-fence-floor.js";
 
@@ -60,7 +60,8 @@ function createRedlockIfConfigured(
 
 export function createServices(env: Env, logger: Logger) {
   const metrics = createMetrics({ defaults: true });
-  const redis = createRedis(env.REDIS_URL, { name: env.INSTANCE_ID, logger });
+  const target = redisTarget(env);
+  const redis = createRedis(target, { name: env.INSTANCE_ID, logger });
   const locks = lock.createLocks({
     redis,
     leaseMs: env.LOCK_LEASE_MS,
@@ -71,7 +72,8 @@ export function createServices(env: Env, logger: Logger) {
   const services: Services = {
     config: {
       instanceId: env.INSTANCE_ID,
-      redisUrl: env.REDIS_URL,
+      redisUrl: targetString(target),
+      redisTopology: target.topology,
       apiUrls: env.API_URLS,
       adminToken: env.ADMIN_TOKEN,
       jobIntervalMs: env.JOB_INTERVAL_MS,

@@ -215,6 +215,15 @@ export interface ModeInfo {
 }
 
 /** Without the admin token (when ADMIN_TOKEN is set), versions and addresses are null or empty. */
+export interface ClusterNodeInfo {
+  address: string;
+  role: "master" | "replica";
+  /** A replica's master. */
+  master: string | null;
+  /** Slot ranges a master serves, e.g. "0-5460". */
+  slots: string[];
+}
+
 export interface SystemInfo {
   /** False when the details below were left out. */
   detailed: boolean;
@@ -222,7 +231,16 @@ export interface SystemInfo {
   startedAt: number;
   uptimeMs: number;
   node: string | null;
-  redis: { version: string | null; mode: "standalone" | "cluster"; reachable: boolean };
+  redis: {
+    version: string | null;
+    mode: "standalone" | "cluster";
+    reachable: boolean;
+    /** On a Cluster: live masters serving slots and live replicas (counts are always shown). */
+    masters: number;
+    replicas: number;
+    /** Their addresses (`host:port`, a replica with its master's): details, left out without the admin token. */
+    nodes: ClusterNodeInfo[];
+  };
   redlock: { available: boolean; reason: string | null; nodes: string[] };
   /** The `postgres` mode's lock store: available when migrated and answering now. */
   postgres: { available: boolean; reason: string | null; server: string | null; version: string | null };

@@ -4,7 +4,7 @@ import { applyRaw, applyScan, firstExpiry } from "./apply.js";
 import { fanOut } from "./fanout.js";
 import { LOCK_PREFIX } from "./keys.js";
 import { applyPoll, pollStores } from "./poll.js";
-import { type RawLock, type RedisClient, readLocks, scanLocks } from "./read.js";
+import { isClusterClient, type RawLock, type RedisClient, readLocks, scanLocks } from "./read.js";
 import { type Mode, RedisWatch } from "./redis-watch.js";
 import type { LockSource } from "./snapshot.js";
 import { Subscription } from "./subscription.js";
@@ -34,6 +34,8 @@ type State = "stopped" | "starting" | "running";
 const RETRY_MS = 500;
 const READ_BATCH = 1_000;
 const EXPIRY_SLACK_MS = 25;
+/** How often a Cluster's masters are compared with the watched ones. */
+const TOPOLOGY_MS = 1_000;
 
 /**
  * The live view's one observer per API instance. It knows every held lock without walking unrelated keys:
@@ -131,6 +133,8 @@ export class LockFeed {
       this.state = "running";
       this.ready = true;
       this.scheduleResync(gen);
+      if (isClusterClient(this.opts.redis))
+        this.timers.set("topology", TOPOLOGY_MS, () => void this.topology(gen));
       this.timers.set("poll", this.opts.pollMs, () => void this.pollLoop(gen));
       for (const s of this.subs) s.notify();
     } catch (err) {
@@ -165,6 +169,19 @@ export class LockFeed {
   /** Changes made while a subscriber connection was down were never published: walk the keyspace again. */
   private onReconnect(gen: number): void {
     if (gen === this.generation && this.ready) this.timers.set("resync", 0, () => void this.resyncLoop(gen));
+  }
+
+  /** On a Cluster: watch the masters there are now (a failover promotes a replica), then resync. */
+  private async topology(gen: number): Promise<void> {
+    const added = await this.watch
+      .refresh(
+        (key) => this.onKey(gen, key),
+        () => this.onReconnect(gen),
+      )
+      .catch(() => false);
+    if (gen !== this.generation) return;
+    if (added) this.onReconnect(gen);
+    this.timers.set("topology", TOPOLOGY_MS, () => void this.topology(gen));
   }
 
   /** Reads the keys that events named and sends what changed; one read at a time, later events wait for the next. */

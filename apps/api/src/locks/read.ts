@@ -16,11 +16,12 @@ export interface RawLock {
   readAt: number;
 }
 
-const isCluster = (c: RedisClient): c is Cluster => (c as { isCluster?: boolean }).isCluster === true;
+export const isClusterClient = (c: RedisClient): c is Cluster =>
+  (c as { isCluster?: boolean }).isCluster === true;
 
 /** The masters to scan and to watch: the client itself, or every master of a Cluster. */
 export function masters(client: RedisClient): Redis[] {
-  return isCluster(client) ? client.nodes("master") : [client];
+  return isClusterClient(client) ? client.nodes("master") : [client];
 }
 
 type Reply = [Error | null, unknown][];
@@ -61,7 +62,7 @@ export async function readLocks(
     return resource === null ? [] : [{ key, resource }];
   });
   if (items.length === 0) return out;
-  if (isCluster(client)) {
+  if (isClusterClient(client)) {
     await Promise.all(
       items.map(async ({ key, resource }) => {
         const [hash, pttl, fence] = await Promise.all([
@@ -104,7 +105,7 @@ export async function scanLocks(
       const [next, keys] = await node.scan(cursor, "MATCH", pattern, "COUNT", count);
       cursor = next;
       // Read through the node that answered the SCAN: on a Cluster its keys live there.
-      const read = await readLocks(isCluster(client) ? client : node, prefix, keys);
+      const read = await readLocks(isClusterClient(client) ? client : node, prefix, keys);
       for (const lock of read.values()) if (lock) out.push(lock);
     } while (cursor !== "0");
   }

@@ -1,3 +1,4 @@
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { NodeWatch } from "./node-watch.js";
 import { enableKeyspaceEvents } from "./notifications.js";
@@ -33,23 +34,46 @@ export class RedisWatch {
 
   /** Subscribes on every master; rejects only when Redis cannot be reached. */
   async start(onKey: (key: string) => void, onReconnect: () => void): Promise<void> {
-    for (const node of masters(this.redis)) {
-      if (this.refused === null) await this.enable(node);
-      const w = new NodeWatch(node, this.prefix, this.name, onKey, () => {
-        // A restarted Redis has its configuration back to the default: turn notifications on again.
-        void (this.refused === null ? this.enable(node).catch(() => undefined) : Promise.resolve()).then(
-          onReconnect,
-        );
-      });
-      this.watches.push(w);
-      try {
-        await w.start();
-      } catch (err) {
-        if (!(err instanceof Error) || err.name !== "ReplyError") throw err;
-        this.watches = this.watches.filter((x) => x !== w);
-        w.stop();
-        this.refuse(`PSUBSCRIBE refused: ${err.message}`);
-      }
+    for (const node of masters(this.redis)) await this.watchNode(node, onKey, onReconnect);
+  }
+
+  /**
+   * After a Cluster failover the promoted replica is a master nobody watches (and its configuration never
+   * had notifications turned on: CONFIG SET is not replicated), and the dead master's watch watches
+   * nothing. Watches the masters there are now and drops the others; true when a new master was added,
+   * whose changes since it took over were missed (the caller resyncs).
+   */
+  async refresh(onKey: (key: string) => void, onReconnect: () => void): Promise<boolean> {
+    const now = masters(this.redis);
+    const address = (n: Redis) => `${n.options.host}:${n.options.port}`;
+    const wanted = new Set(now.map(address));
+    for (const w of this.watches.filter((x) => !wanted.has(x.address))) w.stop();
+    this.watches = this.watches.filter((x) => wanted.has(x.address));
+    const have = new Set(this.watches.map((x) => x.address));
+    let added = false;
+    for (const node of now.filter((n) => !have.has(address(n)))) {
+      await this.watchNode(node, onKey, onReconnect);
+      added = true;
+    }
+    return added;
+  }
+
+  private async watchNode(node: Redis, onKey: (key: string) => void, onReconnect: () => void): Promise<void> {
+    if (this.refused === null) await this.enable(node);
+    const w = new NodeWatch(node, this.prefix, this.name, onKey, () => {
+      // A restarted Redis has its configuration back to the default: turn notifications on again.
+      void (this.refused === null ? this.enable(node).catch(() => undefined) : Promise.resolve()).then(
+        onReconnect,
+      );
+    });
+    this.watches.push(w);
+    try {
+      await w.start();
+    } catch (err) {
+      this.watches = this.watches.filter((x) => x !== w);
+      w.stop();
+      if (!(err instanceof Error) || err.name !== "ReplyError") throw err;
+      this.refuse(`PSUBSCRIBE refused: ${err.message}`);
     }
   }
 

@@ -1,15 +1,27 @@
 import type { Context } from "../context.js";
 import { stockModes } from "../schemas.js";
 import type { ModeInfo, SystemInfo } from "../types.js";
+import { parseClusterNodes } from "./cluster-nodes.js";
 
 async function redisInfo(ctx: Context): Promise<SystemInfo["redis"]> {
   try {
     const server = await ctx.redis.info("server");
     const version = /redis_version:(\S+)/.exec(server)?.[1] ?? "unknown";
     const mode = /redis_mode:cluster/.test(server) ? "cluster" : "standalone";
-    return { version, mode, reachable: true };
+    const nodes =
+      mode === "cluster" ? parseClusterNodes(String(await ctx.redis.call("CLUSTER", "NODES"))) : [];
+    const masters = mode === "cluster" ? nodes.filter((n) => n.role === "master").length : 1;
+    return {
+      version,
+      mode,
+      reachable: true,
+      masters,
+      replicas: nodes.length - (mode === "cluster" ? masters : 0),
+      nodes,
+    };
   } catch {
-    return { version: "unknown", mode: "standalone", reachable: false };
+    const mode = ctx.config.redisTopology === "cluster" ? "cluster" : "standalone";
+    return { version: "unknown", mode, reachable: false, masters: 0, replicas: 0, nodes: [] };
   }
 }
 
@@ -48,7 +60,7 @@ export async function systemInfo(ctx: Context, detailed: boolean): Promise<Syste
     ...full,
     detailed: false,
     node: null,
-    redis: { ...full.redis, version: null },
+    redis: { ...full.redis, version: null, nodes: [] },
     redlock: { ...full.redlock, reason: full.redlock.reason && hidden, nodes: [] },
     postgres: { ...full.postgres, reason: full.postgres.reason && hidden, server: null, version: null },
     modes: full.modes.map((m) => ({ ...m, reason: m.reason && hidden })),

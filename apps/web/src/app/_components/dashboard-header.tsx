@@ -14,6 +14,13 @@ const SECTIONS = [
   ["jobs", "Jobs"],
 ] as const;
 
+/** "single" or "cluster · 3 masters, 3 replicas": the topology the API instances run on. */
+function topology(redis: { mode: "standalone" | "cluster"; masters?: number; replicas?: number }): string {
+  if (redis.mode !== "cluster") return "single";
+  const n = (count: number | undefined, word: string) => `${count ?? 0} ${word}${count === 1 ? "" : "s"}`;
+  return `cluster · ${n(redis.masters, "master")}, ${n(redis.replicas, "replica")}`;
+}
+
 export function DashboardHeader() {
   const trpc = useTRPC();
   const conn = useLiveConnection();
@@ -40,7 +47,7 @@ export function DashboardHeader() {
       <div className="top-status">
         {info.data ? (
           <span className="muted sysinfo" data-testid="system-info">
-            Redis {info.data.redis.version} · {info.data.redis.mode}
+            Redis {info.data.redis.version} · {topology(info.data.redis)}
           </span>
         ) : null}
         {conn.note ? (
