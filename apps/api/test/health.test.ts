@@ -1,10 +1,11 @@
 // /healthz (liveness), /readyz (readiness) and request logs, on real API processes and a real Redis.
+
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { freePort } from "../../../scripts/lib/ports.mjs";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
-import { sleep } from "../src/lib/sleep.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
 
 let redis: {

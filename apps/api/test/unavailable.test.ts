@@ -1,8 +1,8 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
-import { sleep } from "../src/lib/sleep.js";
 import { testContext, uid } from "./context.js";
 
 let server: {
