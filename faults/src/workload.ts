@@ -1,12 +1,11 @@
 // The same traffic for the ACL and TLS tests: every library feature and every API procedure that
 // touches Redis, so that a missing permission or a broken connection option shows up.
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks, fencedWrite } from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { ApiProcess } from "./apis.js";
 import { trpc } from "./apis.js";
 import { sseUntil } from "./sse.js";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Acquire, watchdog renewals, a waiter woken by the release message, re-entry, list, fenced write. */
 export async function libraryWorkload(redis: Redis, tag: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 // Scenario 8a: the library and two API instances work as a Redis ACL user limited to their key
 // patterns and to the commands they need, found empirically (ACL LOG shows any denial).
+import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ApiProcess, startApis, stopApis } from "../src/apis.js";
@@ -140,7 +141,7 @@ it("the library and the API run as an ACL user limited to their keys and command
     ORDER_PROCESSING_MS: "10",
     LOG_LEVEL: "fatal",
   });
-  await new Promise((r) => setTimeout(r, 700));
+  await sleep(700);
   const api = await apiWorkload(apis, "acl");
   const denials = ((await admin.call("ACL", "LOG")) as unknown[][]).filter((d) => !expectedDenial(d));
   const runs = Number(await admin.llen("jobs:cleanup:runs"));

@@ -1,5 +1,6 @@
 // Scenario 2: the holding process is SIGKILLed. The lock must be free within lease + one renew
 // interval, and a waiter must get it (no deadlock): while held, while re-entered, and mid-acquire.
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks, type Locks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -11,7 +12,6 @@ import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const LEASE_MS = 400;
 const RENEW_MS = LEASE_MS / 3;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let server: RedisServer;
 let waiter: ReturnType<typeof recorded<Redis>>;
 let locks: Locks;

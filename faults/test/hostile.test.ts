@@ -1,6 +1,8 @@
 // Scenario 9: a hostile client, black-box over HTTP against two real API instances started with an admin
 // token (issue 18). Every check here failed on the API before the fix.
+
 import { connect, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiProcess, startApis, stopApis, trpc } from "../src/apis.js";
@@ -82,7 +84,7 @@ describe("security", () => {
       headers: { origin: EVIL, "content-type": "text/plain" },
       body: JSON.stringify({ productId: "X", mode: "none" }),
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     figure(
       `hostile: ${tries.filter((r) => r.status >= 400).length}/${tries.length} state-changing GETs refused, foreign POST ${post.status}`,
     );
@@ -233,7 +235,7 @@ describe("denial of service", () => {
           }),
       ),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const closedEarly = closedByServer;
     for (const s of sockets) s.destroy();
     figure(

@@ -1,5 +1,6 @@
 // Scenario 3: redis-server is SIGKILLed and restarted in the middle of a 200-request burst through
 // two API instances (AOF with fsync always, so stock, fences and locks survive the restart).
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks, type Locks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -10,7 +11,6 @@ import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const REQUESTS = 200;
 const INITIAL = 100;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Fail fast like the API's own connections, and reconnect quickly.
 const failFast = {
   enableOfflineQueue: false,

@@ -1,5 +1,6 @@
 // Scenario 8c: the admin token, owner ids, resource-name validation and CORS, against two real
 // API processes started with ADMIN_TOKEN and one dashboard origin.
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -89,7 +90,7 @@ it("an owner id is never taken from a client", async () => {
   const url = apis[0]!.url;
   // A client that saw a live owner id (e.g. on the dashboard) tries to use it.
   const order = trpc(url, "order.submit", { orderId: "sec-o1", productId: "sec-1", quantity: 1 });
-  await new Promise((r) => setTimeout(r, 100));
+  await sleep(100);
   const { data } = await trpc(url, "locks.list", { prefix: "order:submit:sec-o1" }, { method: "GET" });
   const live = (data as { locks: { owners: { owner: string }[] }[] }).locks[0]!.owners[0]!.owner;
   expect(live).toMatch(/^it-api-1:[0-9a-f]{32}$/);

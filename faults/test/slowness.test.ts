@@ -1,5 +1,6 @@
 // Scenario 5: Redis stops answering for longer than the lease (CLIENT PAUSE WRITE, then DEBUG
 // SLEEP) while one watchdog holder and three contenders keep locking. Never two holders.
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks, type LockEvent, type Locks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -10,7 +11,6 @@ import { type RedisServer, startRedis } from "../src/redis-server.js";
 const LEASE_MS = 300;
 const PAUSE_MS = 900;
 const WORKERS = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let server: RedisServer;
 let admin: Redis;
 const clients: { rec: ReturnType<typeof recorded<Redis>>; locks: Locks; events: LockEvent[] }[] = [];

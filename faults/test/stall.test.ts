@@ -1,5 +1,6 @@
 // Scenario 4: the holder's event loop is blocked for longer than the lease. The lock must be
 // reported lost, and the watchdog must not bring it back afterwards.
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks, type Locks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -10,7 +11,6 @@ import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const LEASE_MS = 300;
 const STALL_MS = 700;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let server: RedisServer;
 let admin: Redis;
 let other: ReturnType<typeof recorded<Redis>>;
