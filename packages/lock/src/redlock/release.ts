@@ -1,8 +1,48 @@
 import type { Redis } from "ioredis";
+import type { ReleaseReply } from "../core/backend.js";
+import { QuorumError } from "../errors.js";
 import { redlockRelease } from "../redis/scripts/redlock-release.js";
+import { releaseChannel } from "../resource.js";
 import { callScript } from "./send.js";
+import type { RedlockSettings } from "./settings.js";
+import { firstError, settleAll } from "./settle.js";
 
 export type NodeReleaseReply = [number, number];
+
+/**
+ * Answers only with a quorum of nodes: `decremented` if any of them still counts a re-entry, else
+ * `released` if any deleted the lock, else `not-owner`. With fewer nodes answering it rejects with
+ * QuorumError (`got` = nodes that answered), even when those said released: the lock may still be held
+ * on the others and block everyone until its lease runs out. Either way, nodes whose client refused to
+ * send the release (down or reconnecting) get it again in the background until the lease would have
+ * ended (NodeReleases); a node that was sent it and did not answer is left to its lease.
+ */
+export async function releaseOnQuorum(
+  s: RedlockSettings,
+  releases: NodeReleases,
+  req: { resource: string; key: string; owner: string; leaseMs: number },
+): Promise<ReleaseReply> {
+  const channel = releaseChannel(req.resource, s.prefix);
+  const until = performance.now() + req.leaseMs;
+  const answers = await settleAll(
+    s.clients.map((_, i) => releases.send(i, req.key, channel, req.owner, req.leaseMs, until)),
+    s.nodeTimeoutMs,
+  );
+  let released = 0;
+  let answered = 0;
+  let left = 0;
+  for (const a of answers) {
+    if (!a.ok) continue;
+    answered++;
+    const [code, rest] = a.value;
+    if (code === 2) released++;
+    else if (code === 1 && rest > left) left = rest;
+  }
+  if (answered < s.quorum) throw new QuorumError(s.quorum, answered, { cause: firstError(answers) });
+  // Any node still counting a re-entry means an outer handle of this owner still holds the lock.
+  if (left > 0) return [1, left];
+  return released > 0 ? [2] : [0];
+}
 
 /**
  * Releases on single nodes. A release that a node's client refused before sending it (the client was down

@@ -1,3 +1,4 @@
+import { QuorumError } from "../errors.js";
 /** Per lock: true (a quorum renewed it), false (a quorum can no longer hold it) or undefined (undecided). */
 export type Verdicts = (boolean | undefined)[];
 
@@ -60,4 +61,15 @@ export function tallyRenewals(
     }
     if (n === 0) finish();
   });
+}
+
+/** Renewal verdicts of a batch; throws QuorumError when no lock at all is decided. */
+export async function renewOnQuorum(
+  s: { quorum: number; nodeTimeoutMs: number },
+  calls: Promise<number[]>[],
+  locks: number,
+): Promise<Verdicts> {
+  const { verdicts, mostYes, error } = await tallyRenewals(calls, locks, s.quorum, s.nodeTimeoutMs);
+  if (verdicts.every((v) => v === undefined)) throw new QuorumError(s.quorum, mostYes, { cause: error });
+  return verdicts;
 }
