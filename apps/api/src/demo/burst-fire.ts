@@ -5,11 +5,11 @@ import type { Context } from "../context.js";
 import { pooledFetch } from "../lib/agent-fetch.js";
 import { sleep } from "../lib/sleep.js";
 import type { stockRouter } from "../router/stock.js";
+import type { StockMode } from "../schemas.js";
 import { clearBarrier, setBarrier } from "../stock/barrier.js";
 import { readQty } from "../stock/store.js";
 import type { router } from "../trpc.js";
 import type { BurstReport } from "../types.js";
-import type { BurstRequest } from "./burst.js";
 import { deductCommands } from "./commandstats.js";
 import { percentiles } from "./percentiles.js";
 import type { RunLog } from "./runs/run.js";
@@ -27,6 +27,14 @@ const BARRIER_TTL_MS = 120_000;
 
 /** All the burst calls: the stock router, typed without importing root.ts (which imports the burst). */
 type StockApi = ReturnType<typeof router<{ stock: typeof stockRouter }>>;
+
+export interface BurstRequest {
+  productId: string;
+  requests: number;
+  initialStock: number;
+  mode: StockMode;
+  workMs: number;
+}
 
 interface Tally {
   done: number;

@@ -1,23 +1,14 @@
 import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
-import type { StockMode } from "../schemas.js";
 import { resetStock } from "../stock/store.js";
 import type { RunEvent } from "../types.js";
-import { fireBurst } from "./burst-fire.js";
+import { type BurstRequest, fireBurst } from "./burst-fire.js";
 import { BurstRunningError } from "./burst-running-error.js";
 import { assertDemoProduct } from "./products.js";
 import { acquireBurstGuard, releaseBurstGuard, renewBurstGuard } from "./runs/guard.js";
 import { newRunId } from "./runs/registry.js";
 import { RunLog } from "./runs/run.js";
 import { createRunMeta } from "./runs/store.js";
-
-export interface BurstRequest {
-  productId: string;
-  requests: number;
-  initialStock: number;
-  mode: StockMode;
-  workMs: number;
-}
 
 /** The guard's lease; the run's heartbeat renews it, so it outlives a long burst but not a dead instance. */
 const GUARD_LEASE_MS = 10_000;
