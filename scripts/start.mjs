@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { startCluster } from "./lib/cluster.mjs";
 import { isPortFree, waitForPort } from "./lib/ports.mjs";
 import { pgBinDir, startPostgres } from "./lib/postgres.mjs";
 import { exec, run, stopAll } from "./lib/procs.mjs";
@@ -16,6 +17,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dev = process.argv.includes("--dev");
 const REDIS_PORT = 6379;
 const REDLOCK_PORTS = [6380, 6381, 6382];
+// REDIS_TOPOLOGY=cluster: 3 masters + 1 replica each on 7001-7006 (cluster bus on 17001-17006).
+const CLUSTER_PORTS = [7001, 7002, 7003, 7004, 7005, 7006];
+const CLUSTER_NODE_TIMEOUT_MS = 2_000;
 const PG_PORT = 5433; // not 5432, where a system PostgreSQL may already listen
 
 checkNode();
@@ -68,13 +72,42 @@ async function localRedis(port, name) {
   return r.url;
 }
 
+/**
+ * REDIS_TOPOLOGY=cluster without REDIS_CLUSTER_NODES: a local 3-master cluster with one replica per master, its
+ * data (nodes.conf, dumps) under .data/cluster/<port> so it is the same cluster next time. On other ports (and
+ * fresh) when 7001-7006 or their bus ports are taken.
+ */
+async function localCluster() {
+  ensureSystemPackages([{ bin: "redis-cli", pkg: "redis-tools" }], { why: "REDIS_TOPOLOGY=cluster" });
+  const ports = [...CLUSTER_PORTS, ...CLUSTER_PORTS.map((p) => p + 10_000)];
+  const free = (await Promise.all(ports.map((p) => isPortFree(p)))).every(Boolean);
+  const cluster = await startCluster({
+    masters: 3,
+    replicas: 1,
+    nodeTimeoutMs: CLUSTER_NODE_TIMEOUT_MS,
+    ...(free ? { ports: CLUSTER_PORTS, dir: path.join(root, ".data", "cluster") } : {}),
+  });
+  redisServers.push(cluster);
+  const pids = cluster.servers.map((s) => s.pid).join(", ");
+  console.log(
+    `[lockyard] redis cluster: 3 masters + 3 replicas, redis-server pids ${pids}${free ? "" : " (ports 7001-7006 were busy)"}`,
+  );
+  return cluster.nodes.map((n) => `${n.host}:${n.port}`).join(",");
+}
+
+const topology = process.env.REDIS_TOPOLOGY || (process.env.REDIS_CLUSTER_NODES ? "cluster" : "single");
+if (topology !== "single" && topology !== "cluster")
+  fail(`REDIS_TOPOLOGY=${topology}: expected "single" (the default) or "cluster".`);
 let redisUrl = process.env.REDIS_URL;
+let clusterNodes = process.env.REDIS_CLUSTER_NODES;
 let redlockUrls = process.env.REDLOCK_URLS;
-if (!redisUrl || !redlockUrls) {
+const needServer = topology === "cluster" ? !clusterNodes : !redisUrl;
+if (needServer || !redlockUrls) {
   ensureSystemPackages([{ bin: "redis-server", pkg: "redis-server" }], { why: "no REDIS_URL set" });
 }
 try {
-  redisUrl ??= await localRedis(REDIS_PORT, "redis");
+  if (topology === "cluster") clusterNodes ||= await localCluster();
+  else redisUrl ??= await localRedis(REDIS_PORT, "redis");
   if (!redlockUrls) {
     const urls = [];
     for (const [i, port] of REDLOCK_PORTS.entries()) urls.push(await localRedis(port, `redlock-${i + 1}`));
@@ -156,7 +189,7 @@ for (const [i, port] of API_PORTS.entries()) {
     env: {
       PORT: String(port),
       INSTANCE_ID: `api-${i + 1}`,
-      REDIS_URL: redisUrl,
+      ...(topology === "cluster" ? { REDIS_CLUSTER_NODES: clusterNodes } : { REDIS_URL: redisUrl }),
       REDLOCK_URLS: redlockUrls,
       DATABASE_URL: databaseUrl ?? "",
       API_URLS: apiUrls,
@@ -186,7 +219,7 @@ console.log(`
   \x1b[1mLockyard is up${dev ? " in dev mode" : ""}.\x1b[0m
   Dashboard:  \x1b[4mhttp://localhost:${WEB_PORT}\x1b[0m
   API:        ${browserApiUrls.replaceAll(",", "  ")}   (tRPC at /trpc, /healthz, /readyz, /metrics)
-  Redis:      ${redisUrl}   Redlock nodes: ${redlockUrls}
+  Redis:      ${topology === "cluster" ? `cluster ${clusterNodes}` : redisUrl}   Redlock nodes: ${redlockUrls}
   PostgreSQL: ${databaseUrl ? redact(databaseUrl) : "none (the postgres mode is unavailable)"}
   Ctrl-C stops everything started here.${dev ? "\n  Edits recompile: packages/lock, packages/ui and apps/api (the APIs restart), apps/web (hot reload)." : ""}
 `);
