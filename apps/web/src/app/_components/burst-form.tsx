@@ -41,37 +41,40 @@ export function BurstForm({ running, blockedReason = null, modes, onStart }: Bur
     });
   };
 
+  const fields = [
+    {
+      label: "Requests",
+      min: 1,
+      max: 1000,
+      value: requests,
+      onChange: setRequests,
+      testId: "burst-requests",
+    },
+    {
+      label: "Initial stock",
+      min: 0,
+      max: 100000,
+      value: initialStock,
+      onChange: setInitialStock,
+      testId: "burst-stock",
+    },
+    {
+      label: "Work per request (ms)",
+      min: 0,
+      max: 2000,
+      value: workMs,
+      onChange: setWorkMs,
+      testId: "burst-work",
+    },
+  ];
+
   return (
     <form className="burst-form" onSubmit={submit} data-testid="burst-form">
       <ModePicker mode={mode} onChange={setMode} modes={modes} disabled={running} />
       <div className="burst-inputs">
-        <NumberField
-          label="Requests"
-          min={1}
-          max={1000}
-          value={requests}
-          onChange={setRequests}
-          testId="burst-requests"
-          readOnly={running}
-        />
-        <NumberField
-          label="Initial stock"
-          min={0}
-          max={100000}
-          value={initialStock}
-          onChange={setInitialStock}
-          testId="burst-stock"
-          readOnly={running}
-        />
-        <NumberField
-          label="Work per request (ms)"
-          min={0}
-          max={2000}
-          value={workMs}
-          onChange={setWorkMs}
-          testId="burst-work"
-          readOnly={running}
-        />
+        {fields.map((f) => (
+          <NumberField key={f.testId} {...f} readOnly={running} />
+        ))}
         <BurstStart running={running} blocked={blocked} blockedReason={blockedReason} />
       </div>
     </form>
