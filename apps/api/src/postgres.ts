@@ -1,7 +1,7 @@
+import type { LockEvent, Locks } from "@lockyard/lock";
 import { createPgLocks, migratePgLocks } from "@lockyard/lock/pg";
 import pg, { type Pool, type PoolConfig } from "pg";
 import type { Logger } from "pino";
-import type { LockEvent, Locks } from "./lock.js";
 
 /**
  * The one place that creates PostgreSQL pools. Small (the burst's waiters queue in the lock library,

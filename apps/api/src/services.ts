@@ -1,3 +1,4 @@
+import type { LockEvent, Locks } from "@lockyard/lock";
 import * as lock from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -5,7 +6,6 @@ import type { Services } from "./context.js";
 import { RunRegistry } from "./demo/runs/registry.js";
 import type { Env } from "./env.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
-import type { LockEvent, Locks } from "./lock.js";
 import { LockFeed } from "./locks/feed.js";
 import { lockSources } from "./locks/snapshot.js";
 import { createMetrics, type LockBackendLabel, type Metrics, resourceKind } from "./metrics.js";

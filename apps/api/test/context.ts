@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { LockEvent } from "@lockyard/lock";
 import { createLocks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { inject } from "vitest";
 import { type Config, createContextInner, type ServicesInput } from "../src/context.js";
-import type { LockEvent } from "../src/lock.js";
 import { connectPostgres, type PostgresMode } from "../src/postgres.js";
 import { redisOptions, waitUntilReady } from "../src/redis.js";
 import { createCaller } from "../src/root.js";

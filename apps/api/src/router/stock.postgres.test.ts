@@ -1,7 +1,7 @@
+import type { Locks } from "@lockyard/lock";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testContext, uid } from "../../test/context.js";
-import type { Locks } from "../lock.js";
 import { fencedStockWrite } from "../stock/fenced.js";
 import { stockKey } from "../stock/keys.js";
 

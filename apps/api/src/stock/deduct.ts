@@ -1,7 +1,7 @@
+import type { LockHandle, Locks } from "@lockyard/lock";
 import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
-import type { LockHandle, Locks } from "../lock.js";
 import type { StockMode } from "../schemas.js";
 import type { DeductResult } from "../types.js";
 import { atomicDecrement } from "./atomic.js";

@@ -1,7 +1,7 @@
+import type { LockHandle } from "@lockyard/lock";
 import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
 import { isPgUnavailable } from "../lib/pg-errors.js";
-import type { LockHandle } from "../lock.js";
 
 /** The `postgres` mode's guard: the lock lives in PostgreSQL, the stock it guards stays in Redis. */
 export async function withPgLock<T>(

@@ -1,4 +1,4 @@
-import type { LockHandle } from "../../lock.js";
+import type { LockHandle } from "@lockyard/lock";
 import { childAcquires } from "./child-acquires.js";
 import type { ScenarioScript } from "./types.js";
 

@@ -1,4 +1,4 @@
-import type { LockHandle } from "../../lock.js";
+import type { LockHandle } from "@lockyard/lock";
 import { fencedStockWrite } from "../../stock/fenced.js";
 import { stockKey } from "../../stock/keys.js";
 import { resetStock } from "../../stock/store.js";

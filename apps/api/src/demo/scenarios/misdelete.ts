@@ -1,4 +1,4 @@
-import type { LockHandle } from "../../lock.js";
+import type { LockHandle } from "@lockyard/lock";
 import { listLocks } from "../../locks/snapshot.js";
 import type { Timeline } from "../timeline.js";
 import type { ScenarioResult, ScenarioScript } from "./types.js";
