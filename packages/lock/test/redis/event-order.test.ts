@@ -5,7 +5,7 @@
 import type { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createLocks, type LockEvent, type Locks } from "../../src/index.js";
+import { createLocks, type LockEvent, type Locks, type ReadsFn } from "../../src/index.js";
 import { connect, uniq } from "../helpers.js";
 
 let redis: Redis;
@@ -30,7 +30,7 @@ const unanswered = () => (redis as unknown as { commandQueue: { length: number }
 describe("event order across one Redis reply", () => {
   it.each([
     ["batched acquire", undefined],
-    ["acquire with reads", (c: Redis) => c.get("order:unrelated")],
+    ["acquire with reads", ((c) => c.get("order:unrelated")) satisfies ReadsFn],
   ] as const)("%s: the release's event comes first", async (_, reads) => {
     const r = uniq("order");
     const held = await a.acquire(r);

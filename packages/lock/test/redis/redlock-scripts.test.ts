@@ -49,7 +49,17 @@ async function single(k: Keys, s: Step): Promise<unknown[]> {
     )) as number[];
     return r.slice(0, 2);
   }
-  return (await redis.eval(release.lua, 3, k.lock, k.channel, k.fence, s.owner, s.leaseMs, "0", "")) as unknown[];
+  return (await redis.eval(
+    release.lua,
+    3,
+    k.lock,
+    k.channel,
+    k.fence,
+    s.owner,
+    s.leaseMs,
+    "0",
+    "",
+  )) as unknown[];
 }
 
 async function redlock(k: Keys, s: Step): Promise<unknown[]> {
