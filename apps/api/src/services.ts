@@ -64,6 +64,11 @@ export function createServices(env: Env, logger: Logger) {
   const redis = createRedis(target, { name: env.INSTANCE_ID, logger });
   const locks = lock.createLocks({
     redis,
+    // On a Cluster a waiting head also looks again every 100 ms (500 ms by default): after a failover the
+    // release messages of the promoted master's slots were seen not to arrive for tens of seconds in some
+    // runs (the sharded subscriber not following the promotion), and a burst's waiters, served only by that
+    // fallback, ran past LOCK_WAIT_MS. One attempt per 100 ms per contended product per instance, at most.
+    ...(target.topology === "cluster" ? { retry: { maxMs: 100 } } : {}),
     leaseMs: env.LOCK_LEASE_MS,
     instanceId: env.INSTANCE_ID,
     onEvent: lockMetrics(metrics, "redis"),
