@@ -24,6 +24,8 @@ export interface LoopHost {
   acquired(q: Request, reply: Granted, waited: Waited): Handle;
   /** A grant nobody will use (the caller gave up, or close() ran): release it at once. */
   releaseOrphan(q: Request, reply: Granted): void;
+  /** The attempt's call failed: if it may have run in Redis unanswered, a grant may be held by nobody. */
+  attemptUnanswered(q: Request, err: unknown): void;
 }
 
 export type Granted = Extract<AcquireReply, [1, ...unknown[]]>;
@@ -158,6 +160,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
         if (a.outcome === "gave-up") return gaveUp(host, q, s.start, s.attempts, a.reason);
         if (a.outcome === "granted") {
           granted = true;
+          g.grantEndsBy = clock.now() + q.leaseMs;
           // Without the waiters mark the holder's release would not publish, so the next head must knock.
           g.leave(w, more ? "wait" : "attempt");
           host.dropIfIdle(g, q.resource);
@@ -168,10 +171,13 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
         continue;
       }
       const head = g.queue[0] === w;
+      // A head that never tried knows no PTTL: the last local grant's lease bounds how long the lock stays held
+      // without a renewal (an expiry publishes nothing).
+      const pttl = s.pttl === Number.POSITIVE_INFINITY ? Math.max(0, g.grantEndsBy - clock.now()) : s.pttl;
       const cause = await sleep(
         clock,
         w,
-        head ? Math.min(remaining, fallbackMs(host.cfg, s.pttl)) : remaining,
+        head ? Math.min(remaining, fallbackMs(host.cfg, pttl)) : remaining,
         q.signal,
       );
       if (cause === "timer" && g.queue[0] === w) w.attemptNow = true;
@@ -232,9 +238,10 @@ function leaveFast(host: LoopHost, resource: string, end: FastEnd): Gate | undef
     else cur.queue.push(end.queue);
     return cur;
   }
-  // A grant carried no waiter mark, and an error left none: the queue's head must knock itself.
-  // (A refusal did mark waiters, so the head may keep waiting for the release message.)
-  if (cur.inflight === 0 && end.failed !== "held") cur.wakeHead(true);
+  // A grant carried no waiter mark, and an error left none: the queue's head must knock itself. A refusal
+  // did mark waiters, so the head may keep waiting for the release message, but only once it listens: a head
+  // that queued behind this attempt has not subscribed yet (it never tried), and would sleep its whole wait.
+  if (cur.inflight === 0 && (end.failed !== "held" || cur.subscription === "none")) cur.wakeHead(true);
   host.dropIfIdle(cur, resource);
   return undefined;
 }

@@ -14,6 +14,7 @@ export type Attempt =
  */
 export function attemptWithin(host: LoopHost, q: Request, deadline: number, more: boolean): Promise<Attempt> {
   const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads);
+  sent.catch((err: unknown) => host.attemptUnanswered(q, err));
   const signal = q.signal;
   const bounded = deadline !== Number.POSITIVE_INFINITY;
   if (!bounded && !signal) return sent.then((r) => checked(host, q, r));

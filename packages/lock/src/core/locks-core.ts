@@ -134,6 +134,24 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     this.backend.release(q.resource, q.key, q.owner, q.leaseMs, r[2] ?? null).catch(() => {});
   }
 
+  attemptUnanswered(q: Request, err: unknown): void {
+    // An attempt whose reply was lost (connection killed after Redis ran it) may have granted the lock to an
+    // owner name nobody will use: nobody would release it, and everyone would wait out its lease. Released
+    // in the background like a release that got no reply. Only for a fresh owner name: a re-entry's release
+    // could take the count of the hold it re-entered if the attempt never ran. Owner-checked, so harmless
+    // when it did not run.
+    if (q.bypass || this.closed || !this.backend.noReply?.(err)) return;
+    this.late.add({
+      resource: q.resource,
+      key: q.key,
+      owner: q.owner,
+      leaseMs: q.leaseMs,
+      token: null,
+      deadline: this.clock.now() + q.leaseMs,
+      releasedLate: () => {},
+    });
+  }
+
   subscribe(g: Gate, resource: string): void {
     if (g.subscription !== "none" || this.closed) return;
     g.subscription = "subscribing";

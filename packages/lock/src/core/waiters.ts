@@ -21,6 +21,12 @@ export class Gate {
   readonly queue: Waiter[] = [];
   epoch = 0;
   subscription: SubscriptionState = "none";
+  /**
+   * When a waiter of ours was last granted the lock: the local time by which that grant's lease ends unless
+   * renewed. A head that never tried itself knows no PTTL; a lease that expires announces nothing, so its
+   * fallback timer must not sleep past this.
+   */
+  grantEndsBy = Number.POSITIVE_INFINITY;
 
   constructor(public inflight: number) {}
 

@@ -2,7 +2,7 @@
 // and a grant that arrives after the caller gave up must be released at once, not held for its lease.
 import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { fenceKey, LockTimeoutError, lockKey } from "../../src/index.js";
+import { fenceKey, LocksClosedError, LockTimeoutError, lockKey } from "../../src/index.js";
 import { connect, makeLocks, uniq } from "../helpers.js";
 
 let redis: Redis;
@@ -36,6 +36,21 @@ async function expectGrantReleased(res: string) {
 }
 
 describe("an attempt stalled in Redis (defect 6)", () => {
+  // Found by the simulation's 100 000-seed run: the "gave up at the deadline" path did not look at close().
+  it("close() while the attempt is stalled: the acquire rejects with LocksClosedError, though waitMs runs out after", async () => {
+    const { locks } = makeLocks(redis);
+    const res = uniq("stock");
+    await admin.call("client", "pause", String(PAUSE_MS), "ALL");
+    const outcome = locks.acquire(res, { waitMs: 200 }).then(
+      () => "acquired",
+      (e: unknown) => e,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    await locks.close();
+    expect(await outcome).toBeInstanceOf(LocksClosedError);
+    await expectGrantReleased(res);
+  });
+
   it("acquire({ waitMs: 200 }) rejects near 200 ms, and the late grant is released", async () => {
     const { locks, events } = makeLocks(redis);
     const res = uniq("stock");

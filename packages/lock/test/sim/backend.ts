@@ -25,6 +25,11 @@ export interface Faults {
   /** The client's commandTimeout: an unanswered call fails after it. */
   commandTimeoutMs: number;
   reconnectMs: [number, number];
+  /**
+   * Optional: asked for each release message a subscriber is about to receive; true kills the subscriber
+   * with that message in flight (lost), the window where only a wake-up on resubscribe saves the waiter.
+   */
+  dieOnMessage?: () => boolean;
 }
 
 type Op = () => unknown;
@@ -164,6 +169,11 @@ export class SimSubscriber implements ReleaseSubscriber {
 
   deliver(resource: string): void {
     if (!this.up || this.closed || !this.channels.has(resource)) return;
+    if (this.faults.dieOnMessage?.()) {
+      this.world.log(`${this.proc.name} subscriber dies with the ${resource} release message in flight`);
+      this.kill();
+      return;
+    }
     this.world.after(
       this.world.rng.int(...this.faults.delayMs),
       () => {

@@ -91,6 +91,15 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     commandTimeoutMs: 300,
     reconnectMs: [20, 150],
   };
+  // A free lock is claimed within one attempt's worst case (a lost request times out, then a retry goes
+  // out and back through slow deliveries), plus the retry jitter: every miss of a release message (not yet
+  // subscribed, subscriber reconnected) is followed by a look, never only by a fallback timer of the PTTL.
+  // A key lost early announces nothing: its waiters look when their fallback timer (up to the PTTL they were
+  // refused with, at most a lease) fires.
+  const wakeBound = faults.commandTimeoutMs + 3 * faults.slowMs + 50 + (opts.keyLoss ? lease : 0);
+  // With --extra, a subscriber sometimes dies with a release message in flight (catches defect 8 reverted).
+  const dieRng = new Rng((seed * 65_537 + 11) >>> 0);
+  if (opts.extra) faults.dieOnMessage = () => dieRng.chance(0.1);
   let redis = new ModelRedis(() => world.now);
   const subscribers = new Set<SimSubscriber>();
   const afterRun = () => {
@@ -204,7 +213,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       if (waiting && free) {
         const since = freeSince.get(r) ?? world.now;
         freeSince.set(r, since);
-        if (world.now - since > 1_500)
+        if (world.now - since > wakeBound)
           fail(`lock ${r} free for ${world.now - since} ms while a waiter waits (lost wake-up)`);
       } else freeSince.delete(r);
     }
@@ -225,7 +234,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       done = true;
       pending.delete(w);
       const took = world.now - w.start - (p.pausedTotal - w.pausedAtStart);
-      const bound = waitMs + faults.commandTimeoutMs + 2 * faults.slowMs + 10;
+      // With a wait, the caller's deadline bounds everything (an attempt in flight included: defect 6); 10 ms
+      // covers the timer's own delivery. Without one (waitMs 0: one attempt), the client's timeouts do.
+      const bound = waitMs > 0 ? waitMs + 10 : faults.commandTimeoutMs + 2 * faults.slowMs + 10;
       if (took > bound)
         fail(`${p.sim.name}: acquire of ${resource} with waitMs ${waitMs} took ${took} ms (bound ${bound})`);
     };

@@ -1,0 +1,59 @@
+// Rule 7, "a reply lost after Redis ran the command", for acquire: the grant ran, its reply was lost with the
+// connection. The caller gets a connection error and holds nothing; before, the lock stayed held by that
+// fresh owner name, which nobody would ever release, and everyone waited out its lease (30 s by default).
+// Found by the simulation with --extra (seed 3528: a connection killed right after a grant, 3 s leases).
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
+import { createLocks } from "../../src/index.js";
+import { connect, uniq } from "../helpers.js";
+
+let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
+let direct: Redis;
+beforeAll(async () => {
+  cutter = await startReplyCutter(inject("redisUrl"));
+  direct = connect();
+});
+afterAll(async () => {
+  direct.disconnect();
+  await cutter.close();
+});
+
+describe("an acquire whose grant ran in Redis but whose reply was lost", () => {
+  it("fails, and the grant nobody holds is released in the background, long before its lease ends", async () => {
+    const redis = new Redis(cutter.url, {
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: 800,
+    });
+    redis.on("error", () => {});
+    await redis.ping();
+    const locks = createLocks({ redis });
+    const res = uniq("ghost");
+
+    cutter.holdReplies();
+    const acquiring = locks.acquire(res, { leaseMs: 60_000 }).then(
+      () => "acquired",
+      (e: unknown) => e,
+    );
+    // The grant ran: Redis has the lock under an owner name only the lost reply carried.
+    await vi.waitFor(async () => expect(await direct.exists(`lock:{${res}}`)).toBe(1), {
+      timeout: 5_000,
+      interval: 10,
+    });
+    cutter.cut();
+    expect(await acquiring).toBeInstanceOf(Error);
+
+    // The connection comes back by itself; the background release (every ~200 ms) frees the key.
+    await vi.waitFor(async () => expect(await direct.exists(`lock:{${res}}`)).toBe(0), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    const other = createLocks({ redis: direct });
+    const h = await other.acquire(res, { waitMs: 0 });
+    await h.release();
+    await other.close();
+    await locks.close();
+    redis.disconnect();
+  });
+});
