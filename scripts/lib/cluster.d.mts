@@ -1,6 +1,8 @@
 // Types of cluster.mjs for the TypeScript tests that start a Cluster.
 export interface ClusterServer {
   port: number;
+  /** The node's data directory (a temp dir unless startCluster was given `dir`). */
+  dir: string;
   readonly pid: number | undefined;
   kill(signal?: NodeJS.Signals): Promise<void>;
   restart(): Promise<void>;

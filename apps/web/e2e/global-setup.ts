@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { startCluster } from "../../../scripts/lib/cluster.mjs";
 import { freePort } from "../../../scripts/lib/ports.mjs";
 import { startPostgres } from "../../../scripts/lib/postgres.mjs";
 import { startRedis } from "../../../scripts/lib/redis.mjs";
@@ -17,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
   const stack: Stack = {
     redisUrl: "",
     redisPort: 0,
+    redisClusterNodes: [],
     redlockUrls: [],
     databaseUrl: "",
     apiUrls: [],
@@ -27,11 +29,23 @@ export default async function globalSetup(): Promise<void> {
   };
   const save = () => writeFileSync(stackFile, JSON.stringify(stack, null, 2));
   try {
-    const redis = await startRedis();
-    stack.pids.push({ name: "redis", pid: redis.pid as number });
-    stack.dirs.push(redis.dir);
-    stack.redisUrl = redis.url;
-    stack.redisPort = redis.port;
+    if (process.env.E2E_REDIS_TOPOLOGY === "cluster") {
+      // The same specs against a Redis Cluster: 3 masters, one replica each (playwright.cluster.config.ts).
+      const cluster = await startCluster({ masters: 3, replicas: 1 });
+      for (const s of cluster.servers) {
+        stack.pids.push({ name: `redis-${s.port}`, pid: s.pid as number });
+        stack.dirs.push(s.dir);
+      }
+      stack.redisClusterNodes = cluster.nodes.map((n) => `${n.host}:${n.port}`);
+      stack.redisUrl = `redis://127.0.0.1:${cluster.nodes[0]!.port}`;
+      stack.redisPort = cluster.nodes[0]!.port;
+    } else {
+      const redis = await startRedis();
+      stack.pids.push({ name: "redis", pid: redis.pid as number });
+      stack.dirs.push(redis.dir);
+      stack.redisUrl = redis.url;
+      stack.redisPort = redis.port;
+    }
     for (let i = 0; i < 3; i++) {
       const node = await startRedis();
       stack.pids.push({ name: `redlock-${i}`, pid: node.pid as number });
@@ -58,6 +72,7 @@ export default async function globalSetup(): Promise<void> {
         port,
         instanceId: id,
         redisUrl: stack.redisUrl,
+        redisClusterNodes: stack.redisClusterNodes,
         redlockUrls: stack.redlockUrls,
         databaseUrl: stack.databaseUrl,
         apiUrls: stack.apiUrls,
@@ -74,6 +89,7 @@ export default async function globalSetup(): Promise<void> {
       ...apis.map((a) => waitForHttp(`${a.url}/healthz`, a.child)),
       waitForHttp(stack.webUrl, webChild, 60_000),
     ]);
+    if (stack.redisClusterNodes.length > 0) await assertOnCluster(stack.apiUrls);
   } catch (err) {
     for (const p of stack.pids.reverse()) await stopPid(p.pid);
     throw new Error(`e2e stack failed to start (logs in ${logDir}): ${(err as Error).message}`);
@@ -87,4 +103,18 @@ function pgSocketDir(dataDir: string): string {
   const line = readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[4]?.trim();
   // Only ever a directory startPostgres made; anything else falls back to the data dir (removed anyway).
   return line?.includes("lockyard-pgsock-") ? line : dataDir;
+}
+
+/** The cluster run proves nothing if an API quietly used one Redis: each must say it runs on the Cluster. */
+async function assertOnCluster(apiUrls: string[]): Promise<void> {
+  for (const url of apiUrls) {
+    const res = await fetch(`${url}/trpc/system.info`);
+    const body = (await res.json()) as {
+      result?: { data?: { redis?: { mode?: string; masters?: number } } };
+    };
+    const redis = body.result?.data?.redis;
+    if (redis?.mode !== "cluster" || redis.masters !== 3) {
+      throw new Error(`${url} does not run on the 3-master Cluster: ${JSON.stringify(redis)}`);
+    }
+  }
 }

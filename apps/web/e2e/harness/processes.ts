@@ -21,6 +21,8 @@ export interface ApiOptions {
   port: number;
   instanceId: string;
   redisUrl: string;
+  /** Seed nodes (host:port) of a Redis Cluster: set, the API uses the Cluster and not redisUrl. */
+  redisClusterNodes?: string[];
   redlockUrls: string[];
   /** PostgreSQL for the postgres mode; without it the mode shows as unavailable. */
   databaseUrl?: string;
@@ -36,6 +38,7 @@ export function startApi(o: ApiOptions): ChildProcess {
       PORT: String(o.port),
       HOST: "127.0.0.1",
       REDIS_URL: o.redisUrl,
+      REDIS_CLUSTER_NODES: (o.redisClusterNodes ?? []).join(","),
       REDLOCK_URLS: o.redlockUrls.join(","),
       // Set explicitly, even to nothing, so a DATABASE_URL in the runner's environment never leaks in.
       DATABASE_URL: o.databaseUrl ?? "",

@@ -5,6 +5,8 @@ import { stackFile } from "./paths";
 export interface Stack {
   redisUrl: string;
   redisPort: number;
+  /** Seed nodes of the Redis Cluster the APIs use (E2E_REDIS_TOPOLOGY=cluster), else empty. */
+  redisClusterNodes: string[];
   redlockUrls: string[];
   databaseUrl: string;
   apiUrls: string[];
