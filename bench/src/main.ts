@@ -12,6 +12,7 @@ import { scenarioTable } from "./report/markdown.js";
 import { updateReadme } from "./report/readme.js";
 import { type BenchReport, machineInfo, mergeIntoLatest, writeResults } from "./report/report.js";
 import { api } from "./scenarios/api.js";
+import { clusterCost } from "./scenarios/cluster.js";
 import { contended } from "./scenarios/contended.js";
 import { liveView } from "./scenarios/live-view.js";
 import { parallel } from "./scenarios/parallel.js";
@@ -26,13 +27,14 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   d: watchdog,
   e: api,
   g: liveView,
+  h: clusterCost,
 };
 
 const { values: args } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     "throughput-rounds": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,g" },
+    only: { type: "string", default: "a,b,c,d,e,g,h" },
     quick: { type: "boolean", default: false },
     /** Scenario (g) against another API build, e.g. the seed's live view: `--api-server path/to/server.js`. */
     "api-server": { type: "string" },
