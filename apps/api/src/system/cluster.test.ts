@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCluster } from "../../../../scripts/lib/cluster.mjs";
 import { uid } from "../../test/context.js";
 import { LockEvents } from "../../test/lock-events.js";
+import { watchAll } from "../../test/runs.js";
 import { createContextInner } from "../context.js";
 import { cleanup } from "../jobs/scheduler.js";
-import { createRedis, waitUntilReady } from "../redis.js";
+import { createRedis, targetString, waitUntilReady } from "../redis.js";
 import { createCaller } from "../root.js";
 import { barrierKey, stockKey, stockResource } from "../stock/keys.js";
-import type { LocksSnapshotEvent } from "../types.js";
+import type { LocksSnapshotEvent, ScenarioEvent } from "../types.js";
 
 // The API on a real 3-master Cluster (one replica each): two "instances", each with its own Cluster client
 // and Locks, as two API processes would have.
@@ -17,13 +18,20 @@ let cluster: Awaited<ReturnType<typeof startCluster>>;
 const instances: Awaited<ReturnType<typeof instance>>[] = [];
 
 async function instance(name: string) {
-  const redis = createRedis({ topology: "cluster", nodes: cluster.nodes.slice(0, 2) }, { name });
+  const target = { topology: "cluster" as const, nodes: cluster.nodes.slice(0, 2) };
+  const redis = createRedis(target, { name });
   if (!(await waitUntilReady(redis, 10_000))) throw new Error("cluster client not ready");
   const locks = createLocks({ redis, instanceId: name, leaseMs: 2_000 });
   const ctx = await createContextInner({
     redis,
     locks,
-    config: { instanceId: name, redisTopology: "cluster", orderProcessingMs: 50 },
+    // The demo's child processes connect with redisUrl: the Cluster's seed nodes, as the API passes them.
+    config: {
+      instanceId: name,
+      redisTopology: "cluster",
+      redisUrl: targetString(target),
+      orderProcessingMs: 50,
+    },
   });
   return {
     redis,
@@ -167,6 +175,14 @@ describe("the API on a Redis Cluster", () => {
       }
     } finally {
       await Promise.all(held.map((h) => h.release().catch(() => undefined)));
+    }
+  });
+
+  it("runs every demo scenario on the Cluster (crash and fencing in child processes on the seed nodes)", async () => {
+    for (const name of ["watchdog", "reentrancy", "misdelete", "fencing", "crash"] as const) {
+      const { runId } = await instances[0]!.caller.demo.scenario.start({ name, timeScale: 0.25 });
+      const events = (await watchAll(instances[0]!.caller, runId)).map((e) => e.event as ScenarioEvent);
+      expect(events.at(-1), name).toMatchObject({ type: "done", ok: true });
     }
   });
 });
