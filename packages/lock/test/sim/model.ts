@@ -70,9 +70,17 @@ export class ModelRedis {
     if (this.pttl(key) < lease) this.pexpire(key, lease);
   }
 
+  /** fence key → the highest token ever issued, kept across DEL and restarts: tokens must never go back. */
+  readonly issued = new Map<string, number>();
+  /** Set when a token was issued at or below one issued before for the same fence (I9). */
+  tokenWentBack: string | null = null;
+
   private nextToken(fence: string): number {
     const last = Number(this.str(fence) ?? "0");
     const token = Math.max(last + 1, this.timeUs());
+    const before = this.issued.get(fence) ?? 0;
+    if (token <= before) this.tokenWentBack ??= `${fence} issued ${token} after ${before}`;
+    this.issued.set(fence, token);
     this.data.set(fence, {
       value: { kind: "string", value: String(token) },
       expiresAt: this.now() + FENCE_RETENTION_MS,

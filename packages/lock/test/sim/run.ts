@@ -185,6 +185,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     }
     for (const [r, owners] of byResource)
       if (owners.size > 1) fail(`two holders of ${r}: ${[...owners].join(", ")}`);
+    // I9: a fresh grant's token is above every token issued before for that resource (a restart included).
+    if (redis.tokenWentBack) fail(`a token went back: ${redis.tokenWentBack}`);
     // I3: the guarded stock never goes below zero, nor sells more than it had.
     const qty = Number(redis.hgetall(STOCK).qty ?? "0");
     if (qty < 0) fail(`stock went below zero: ${qty}`);
@@ -312,7 +314,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
               { waitMs, ...leaseOpt },
             ),
           );
-          if (!protectedThroughout)
+          // After close() the library neither renews nor releases (the lock is left to its lease, README), so
+          // it cannot learn of a key lost meanwhile: only a withLock of a running process is held to this.
+          if (!protectedThroughout && !p.closed)
             fail(
               `${p.sim.name}: withLock(${resource}) resolved normally, but its owner did not hold the key throughout`,
             );
@@ -461,6 +465,32 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       redis.del(key);
     };
     world.at(lossRng.int(0, 2_500), lose);
+  }
+  // Redis restarted empty (no persistence, or a replica promoted before it had anything): every lock and
+  // fence counter is gone, every connection and subscriber dropped. The guarded stock survives, as a store
+  // of record would (here it shares the model). Tokens must still never go back (I9).
+  const restartRng = new Rng((seed * 31_337 + 3) >>> 0);
+  if (opts.keyLoss && restartRng.chance(0.2)) {
+    world.at(restartRng.int(100, 2_500), () => {
+      world.log("Redis restarted empty");
+      stats.keysLost++;
+      for (const p of procs) for (const h of p.handles) tainted.add(h);
+      for (const key of redis.keys()) {
+        if (key === STOCK) continue;
+        if (key.startsWith("lock:{")) {
+          const r = key.slice("lock:{".length, -1);
+          const token = Number(redis.getString(`fence:${r}`) ?? "0");
+          for (const o of redis.owners(key)) taintedGrants.set(`${key}\n${o}`, token);
+        }
+        redis.del(key);
+      }
+      for (const p of procs) {
+        if (p.closed) continue;
+        world.log(`${p.sim.name} connection killed (restart)`);
+        p.conn.kill();
+        p.subscriber()?.kill();
+      }
+    });
   }
   if (rng.chance(0.25)) {
     const p = rng.pick(procs);
