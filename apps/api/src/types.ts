@@ -13,7 +13,7 @@ export type LockStore = "redis" | "redlock" | "postgres";
 export interface LockView {
   store: LockStore;
   /**
-   * The lock's key, e.g. `lock:{stock:1001}`. A Redis, a Redlock and a PostgreSQL lock on the same resource
+   * The lock's key, e.g. `lock:{1001}` (a product's lock). A Redis, a Redlock and a PostgreSQL lock on the same resource
    * share a key: `store` + `key` identify a row.
    */
   key: string;

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { lockKey } from "@lockyard/lock";
 import { TRPCError } from "@trpc/server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../scripts/lib/reply-cutter.mjs";
+import { stockResource } from "../src/stock/keys.js";
 import { testContext, uid } from "./context.js";
 
 let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
@@ -28,10 +30,13 @@ describe("a connection lost after the write ran but before its reply came back",
       const deducting = t.caller.stock.deduct({ productId, mode, workMs: 600 }).catch((e: unknown) => e);
       // Replies are dropped from mid-work on (the lock and its read already answered, in redis mode)...
       if (mode === "redis") {
-        await vi.waitFor(async () => expect(await direct.exists(`lock:{stock:${productId}}`)).toBe(1), {
-          timeout: 5_000,
-          interval: 10,
-        });
+        await vi.waitFor(
+          async () => expect(await direct.exists(lockKey("lock:", stockResource(productId)))).toBe(1),
+          {
+            timeout: 5_000,
+            interval: 10,
+          },
+        );
       }
       await sleep(100);
       cutter.holdReplies();

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { lockKey } from "@lockyard/lock";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
+import { stockResource } from "../src/stock/keys.js";
 import { testContext, uid } from "./context.js";
 
 let server: {
@@ -92,10 +94,13 @@ describe("Redis going away", () => {
 });
 
 async function lockTaken(productId: string): Promise<void> {
-  await vi.waitFor(async () => expect(await t.redis.exists(`lock:{stock:${productId}}`)).toBe(1), {
-    timeout: 5_000,
-    interval: 10,
-  });
+  await vi.waitFor(
+    async () => expect(await t.redis.exists(lockKey("lock:", stockResource(productId)))).toBe(1),
+    {
+      timeout: 5_000,
+      interval: 10,
+    },
+  );
 }
 
 async function servingAgain(): Promise<void> {
