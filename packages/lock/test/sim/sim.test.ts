@@ -85,13 +85,16 @@ describe("deterministic simulation of the lock", () => {
   // hold released before its re-entry, a subscriber dying with a release message in flight). Run by plain
   // `npm test` only; test:sim runs whatever its flags say in the test above.
   it.skipIf(process.env.SIM_SEED !== undefined || process.env.SIM_SEEDS !== undefined)(
-    "keeps every invariant over 300 seeds with --extra and 300 with --key-loss",
+    "keeps every invariant over 800 seeds with --extra and 300 with --key-loss",
     async () => {
-      for (const opts of [{ extra: true }, { keyLoss: true }]) {
-        for (let seed = 1; seed <= 300; seed++) {
+      for (const [opts, seeds] of [
+        [{ extra: true }, 800],
+        [{ keyLoss: true }, 300],
+      ] as const) {
+        for (let seed = 1; seed <= seeds; seed++) {
           const r = await runSeed(seed, opts);
           if (!r.ok) {
-            const flag = opts.extra ? "--extra" : "--key-loss";
+            const flag = "extra" in opts ? "--extra" : "--key-loss";
             expect.fail(`${flag} ${report(r).replace(replay(seed), `${replay(seed)} ${flag}`)}`);
           }
         }
