@@ -29,23 +29,24 @@ export async function acquireOnQuorum(
   req: AcquireRequest,
 ): Promise<AcquireReply> {
   const { key, owner, leaseMs } = req;
-  const start = performance.now();
+  const start = s.clock.now();
   const more = req.moreWaiters ? "1" : "0";
   const calls = s.clients.map((c) =>
     callScript<NodeAcquireReply>(c, redlockAcquire, [key, owner, leaseMs, more]),
   );
   const answers = await settleAll(
+    s.clock,
     calls.map((c) => c.reply),
     Math.min(s.nodeTimeoutMs, leaseMs),
   );
-  const elapsed = performance.now() - start;
+  const elapsed = s.clock.now() - start;
   const { yes, no, count, pttl } = countVotes(answers);
   if (yes >= s.quorum && leaseMs - elapsed - driftMs(s, leaseMs) > 0) return [1, count, null];
   await undoAttempt(s, releases, req, calls, start + leaseMs);
   if (yes + no < s.quorum) throw new QuorumError(s.quorum, yes, { cause: firstError(answers) });
   // A split vote: every contender got some nodes and released them. Retrying at once would
   // likely split again, so contenders back off by a random moment and one of them goes first.
-  if (yes > 0) await pause(Math.random() * Math.min(50, 2 * elapsed + 5));
+  if (yes > 0) await pause(s, s.random() * Math.min(50, 2 * elapsed + 5));
   return [0, pttl === Number.POSITIVE_INFINITY ? 0 : pttl];
 }
 
@@ -91,7 +92,7 @@ async function undoAttempt(
       )
       .then((ran) => (ran ? releases.send(i, req.key, channel, req.owner, req.leaseMs, until) : undefined)),
   );
-  await settleAll(undos, s.nodeTimeoutMs);
+  await settleAll(s.clock, undos, s.nodeTimeoutMs);
 }
 
 /** An error reply: the node refused the script (OOM, BUSY, LOADING…) before its first write. */
@@ -99,6 +100,6 @@ function isReplyError(err: unknown): boolean {
   return err instanceof Error && err.name === "ReplyError";
 }
 
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+function pause(s: RedlockSettings, ms: number): Promise<void> {
+  return new Promise((resolve) => s.clock.setTimer(resolve, ms));
 }

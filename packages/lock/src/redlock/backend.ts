@@ -16,7 +16,7 @@ export type { RedlockSettings } from "./settings.js";
  */
 export function createRedlockBackend(s: RedlockSettings): LockBackend {
   const nodes = s.clients.map(withScripts);
-  const releases = new NodeReleases(s.clients);
+  const releases = new NodeReleases(s.clients, s.clock, s.random);
   return {
     acquire: (resource, key, owner, leaseMs, moreWaiters) =>
       acquireOnQuorum(s, releases, { resource, key, owner, leaseMs, moreWaiters }),
@@ -48,11 +48,11 @@ export function createRedlockBackend(s: RedlockSettings): LockBackend {
       releaseOnQuorum(s, releases, { resource, key, owner, leaseMs }),
 
     list(match, count, limit) {
-      return listRedlock(s.clients, s.quorum, s.prefix, match, count, limit);
+      return listRedlock(s.clock, s.clients, s.quorum, s.prefix, match, count, limit);
     },
 
     createSubscriber(onRelease, onResubscribed) {
-      return createRedlockSubscriber(s.clients, s.quorum, s.prefix, onRelease, onResubscribed);
+      return createRedlockSubscriber(s.clock, s.clients, s.quorum, s.prefix, onRelease, onResubscribed);
     },
 
     async close() {

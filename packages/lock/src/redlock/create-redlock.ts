@@ -63,6 +63,8 @@ export function createRedlock(options: RedlockOptions): Locks {
   const cfg = parseConfig(options);
   const backend = createRedlockBackend({
     clients: clients as Redis[],
+    clock: cfg.clock,
+    random: cfg.random,
     quorum,
     driftFactor,
     nodeTimeoutMs,

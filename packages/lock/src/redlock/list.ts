@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import type { Clock } from "../core/clock.js";
 import { QuorumError } from "../errors.js";
 import { listRedis } from "../redis/list.js";
 import type { LockInfo } from "../types.js";
@@ -14,6 +15,7 @@ type Info = Omit<LockInfo, "leaseMs">;
  * No token: Redlock has none.
  */
 export async function listRedlock(
+  clock: Clock,
   clients: readonly Redis[],
   quorum: number,
   prefix: string,
@@ -22,6 +24,7 @@ export async function listRedlock(
   limit: number,
 ): Promise<Info[]> {
   const answers = await settleAll(
+    clock,
     clients.map((c) => listRedis([c], prefix, match, count, limit)),
     LIST_TIMEOUT_MS,
   );

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ReleaseReply } from "../core/backend.js";
+import type { Clock, Timer } from "../core/clock.js";
 import { QuorumError } from "../errors.js";
 import { redlockRelease } from "../redis/scripts/redlock-release.js";
 import { releaseChannel } from "../resource.js";
@@ -23,8 +24,9 @@ export async function releaseOnQuorum(
   req: { resource: string; key: string; owner: string; leaseMs: number },
 ): Promise<ReleaseReply> {
   const channel = releaseChannel(req.resource, s.prefix);
-  const until = performance.now() + req.leaseMs;
+  const until = s.clock.now() + req.leaseMs;
   const answers = await settleAll(
+    s.clock,
     s.clients.map((_, i) => releases.send(i, req.key, channel, req.owner, req.leaseMs, until)),
     s.nodeTimeoutMs,
   );
@@ -52,10 +54,14 @@ export async function releaseOnQuorum(
  * one more hold than the caller gave back. One unref'd timer per pending retry, all cleared by stop().
  */
 export class NodeReleases {
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<Timer>();
   private stopped = false;
 
-  constructor(private readonly nodes: readonly Redis[]) {}
+  constructor(
+    private readonly nodes: readonly Redis[],
+    private readonly clock: Clock,
+    private readonly random: () => number,
+  ) {}
 
   /** Sends the release to node `i`; the promise is the first attempt's reply. */
   send(i: number, key: string, channel: string, owner: string, leaseMs: number, until: number) {
@@ -68,19 +74,18 @@ export class NodeReleases {
 
   stop(): void {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) this.clock.clearTimer(t);
     this.timers.clear();
   }
 
   private later(retry: () => void, leaseMs: number, until: number): void {
     if (this.stopped) return;
-    const gap = Math.min(200, leaseMs / 10) * (0.75 + Math.random() * 0.5);
-    if (performance.now() + gap >= until) return;
-    const t = setTimeout(() => {
+    const gap = Math.min(200, leaseMs / 10) * (0.75 + this.random() * 0.5);
+    if (this.clock.now() + gap >= until) return;
+    const t = this.clock.setTimer(() => {
       this.timers.delete(t);
       if (!this.stopped) retry();
     }, gap);
-    t.unref();
     this.timers.add(t);
   }
 }

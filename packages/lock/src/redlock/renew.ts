@@ -1,3 +1,4 @@
+import type { Clock } from "../core/clock.js";
 import { QuorumError } from "../errors.js";
 /** Per lock: true (a quorum renewed it), false (a quorum can no longer hold it) or undefined (undecided). */
 export type Verdicts = (boolean | undefined)[];
@@ -10,6 +11,7 @@ export type Verdicts = (boolean | undefined)[];
  * undefined; `mostYes` and `error` (the first node failure) are for a QuorumError.
  */
 export function tallyRenewals(
+  clock: Clock,
   calls: Promise<number[]>[],
   locks: number,
   quorum: number,
@@ -26,7 +28,7 @@ export function tallyRenewals(
     const finish = () => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      clock.clearTimer(timer);
       const verdicts = Array.from({ length: locks }, (_, i) => decide(i));
       resolve({ verdicts, mostYes: Math.max(0, ...yes), error });
     };
@@ -40,8 +42,7 @@ export function tallyRenewals(
       }
       if (!open) finish();
     };
-    const timer = setTimeout(finish, Math.max(1, timeoutMs));
-    timer.unref();
+    const timer = clock.setTimer(finish, Math.max(1, timeoutMs));
     for (const p of calls) {
       p.then(
         (answer) => {
@@ -65,11 +66,11 @@ export function tallyRenewals(
 
 /** Renewal verdicts of a batch; throws QuorumError when no lock at all is decided. */
 export async function renewOnQuorum(
-  s: { quorum: number; nodeTimeoutMs: number },
+  s: { quorum: number; nodeTimeoutMs: number; clock: Clock },
   calls: Promise<number[]>[],
   locks: number,
 ): Promise<Verdicts> {
-  const { verdicts, mostYes, error } = await tallyRenewals(calls, locks, s.quorum, s.nodeTimeoutMs);
+  const { verdicts, mostYes, error } = await tallyRenewals(s.clock, calls, locks, s.quorum, s.nodeTimeoutMs);
   if (verdicts.every((v) => v === undefined)) throw new QuorumError(s.quorum, mostYes, { cause: error });
   return verdicts;
 }

@@ -1,3 +1,4 @@
+import type { Clock } from "../core/clock.js";
 /** One node's answer: its reply, or the error (a timeout included) that stands for "no answer". */
 export type NodeAnswer<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -13,18 +14,17 @@ export class NodeTimeoutError extends Error {
  * fails (paused, or a client that queues commands while disconnected) counts as no answer, so it cannot
  * hold up the quorum. One timer per operation, not per node.
  */
-export function settleAll<T>(calls: Promise<T>[], timeoutMs: number): Promise<NodeAnswer<T>[]> {
+export function settleAll<T>(clock: Clock, calls: Promise<T>[], timeoutMs: number): Promise<NodeAnswer<T>[]> {
   return new Promise((resolve) => {
     const out: (NodeAnswer<T> | undefined)[] = new Array(calls.length);
     let pending = calls.length;
     const finish = () => {
-      clearTimeout(timer);
+      clock.clearTimer(timer);
       const timeout = new NodeTimeoutError(timeoutMs);
       // Array.from, not map: map skips the holes left by nodes that never answered.
       resolve(Array.from(out, (a) => a ?? { ok: false, error: timeout }));
     };
-    const timer = setTimeout(finish, Math.max(1, timeoutMs));
-    timer.unref();
+    const timer = clock.setTimer(finish, Math.max(1, timeoutMs));
     calls.forEach((p, i) => {
       p.then(
         (value) => {

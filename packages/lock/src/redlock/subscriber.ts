@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
+import type { Clock } from "../core/clock.js";
 import { releaseChannel, resourceOfChannel } from "../resource.js";
 
 // Each node publishes the same release; copies of one owner's release arrive within a few ms of each other.
@@ -14,6 +15,7 @@ const SUBSCRIBE_WAIT_MS = 1_000;
  * Copies of the same release (same owner in the message) wake the waiters once.
  */
 export function createRedlockSubscriber(
+  clock: Clock,
   clients: readonly Redis[],
   quorum: number,
   prefix: string,
@@ -25,7 +27,7 @@ export function createRedlockSubscriber(
   const onMessage = (channel: string, owner: string) => {
     const resource = resourceOfChannel(prefix, channel);
     if (resource === null) return;
-    const now = performance.now();
+    const now = clock.now();
     const prev = last.get(resource);
     if (prev && prev.owner === owner && now - prev.at < DUPLICATE_WINDOW_MS) return;
     last.set(resource, { owner, at: now });
@@ -57,11 +59,10 @@ export function createRedlockSubscriber(
         let ok = 0;
         let settled = 0;
         const done = () => {
-          clearTimeout(timer);
+          clock.clearTimer(timer);
           resolve();
         };
-        const timer = setTimeout(done, SUBSCRIBE_WAIT_MS);
-        timer.unref();
+        const timer = clock.setTimer(done, SUBSCRIBE_WAIT_MS);
         for (const c of all) {
           c.subscribe(ch)
             .then(
