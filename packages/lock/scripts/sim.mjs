@@ -14,7 +14,7 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const env = { ...process.env };
 const usage =
-  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--ignore REGEX]";
+  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--redlock] [--ignore REGEX]";
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   const num = () => {
@@ -35,6 +35,7 @@ for (let i = 0; i < args.length; i++) {
   else if (a === "--all") env.SIM_ALL = "1";
   else if (a === "--key-loss") env.SIM_KEY_LOSS = "1";
   else if (a === "--extra") env.SIM_EXTRA = "1";
+  else if (a === "--redlock") env.SIM_REDLOCK = "1";
   else if (a === "--ignore") env.SIM_IGNORE = args[++i];
   else {
     console.error(`unknown argument ${a}\n${usage}`);

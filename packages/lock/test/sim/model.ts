@@ -111,6 +111,45 @@ export class ModelRedis {
     return [0, this.pttl(key), 0];
   }
 
+  /** Messages published with a body (Redlock's release names its owner): [channel, message]. */
+  readonly messages: [string, string][] = [];
+
+  /** redis/scripts/redlock-acquire.ts: acquire without the fence. [1, count] | [0, pttl]. */
+  redlockAcquire(key: string, owner: string, lease: number, more: boolean): [number, number] {
+    let h = this.hash(key);
+    if (!h) {
+      h = new Map([[owner, "1"]]);
+      if (more) h.set("~waiters", "1");
+      this.data.set(key, { value: { kind: "hash", fields: h }, expiresAt: this.now() + lease });
+      return [1, 1];
+    }
+    if (h.has(owner)) {
+      const count = Number(h.get(owner)) + 1;
+      h.set(owner, String(count));
+      this.raiseTtl(key, lease);
+      return [1, count];
+    }
+    h.set("~waiters", "1");
+    return [0, this.pttl(key)];
+  }
+
+  /** redis/scripts/redlock-release.ts: release without a token; the message names the owner. */
+  redlockRelease(key: string, channel: string, owner: string, lease: number): [number, number] {
+    const h = this.hash(key);
+    if (!h?.has(owner)) return [0, 0];
+    const left = Number(h.get(owner)) - 1;
+    if (left > 0) {
+      h.set(owner, String(left));
+      this.raiseTtl(key, lease);
+      return [1, left];
+    }
+    h.delete(owner);
+    const waiting = h.has("~waiters");
+    this.data.delete(key);
+    if (waiting) this.messages.push([channel, owner]);
+    return [2, 0];
+  }
+
   /** release.ts: [0, 0] not-owner (incl. a hold whose token the fence no longer holds) | [1, left] | [2, 0]. */
   release(
     key: string,

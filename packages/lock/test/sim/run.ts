@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Redis } from "ioredis";
+import type { LockBackend } from "../../src/core/backend.js";
 import { createLocksWithBackend } from "../../src/core/create.js";
 import { LocksClosedError } from "../../src/errors.js";
+import { createRedlockBackend } from "../../src/redlock/backend.js";
 import type { LockHandle, Locks } from "../../src/types.js";
 import {
   createSimBackend,
@@ -10,6 +13,7 @@ import {
   type SimSubscriber,
 } from "./backend.js";
 import { ModelRedis } from "./model.js";
+import { SimNodeClient, type SimNodeSubscriber } from "./redlock.js";
 import { Rng } from "./rng.js";
 import { SimProcess, World } from "./world.js";
 
@@ -27,6 +31,8 @@ export interface SimOptions {
   extra?: boolean;
   /** Add the key-loss fault: a held lock key vanishes (eviction, a DEL by hand, a failover that lost it). */
   keyLoss?: boolean;
+  /** Locks over Redlock (src/redlock, real code) on 3 or 5 simulated nodes instead of one Redis. */
+  redlock?: boolean;
 }
 
 export interface SimResult {
@@ -63,12 +69,13 @@ interface PendingAcquire {
 
 interface Proc {
   sim: SimProcess;
-  conn: SimConnection;
+  /** Its connection (with Redlock: one of its node connections, picked at each kill). */
+  conn: { kill(): void };
   locks: Locks;
   closed: boolean;
   pausedTotal: number;
   handles: Set<LockHandle>;
-  subscriber(): SimSubscriber | undefined;
+  subscriber(): { kill(): void; readonly closed: boolean } | undefined;
 }
 
 /** Runs one seed; never throws: a broken invariant is the result. */
@@ -107,12 +114,72 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       for (const s of subscribers) s.deliver(channel.slice(3));
     }
   };
+  // Redlock: independent nodes, each a model of its own; the stock (not used with Redlock: no tokens) and
+  // everything else stay on `redis`. Drawn from a stream of its own.
+  const redlockRng = new Rng((seed * 2_654_435 + 7) >>> 0);
+  const nodeCount = opts.redlock ? (redlockRng.chance(0.5) ? 3 : 5) : 0;
+  const quorum = Math.floor(nodeCount / 2) + 1;
+  const nodes = Array.from({ length: nodeCount }, () => new ModelRedis(() => world.now));
+  const nodeSubscribers = new Set<SimNodeSubscriber>();
+  const afterNode = (j: number) => {
+    for (const [channel, message] of nodes[j]!.messages.splice(0))
+      for (const s of nodeSubscribers) if (s.index === j) s.deliver(channel, message);
+  };
+  /** Owners that hold `key`: on the one Redis, or on a quorum of the Redlock nodes. */
+  const heldBy = (key: string): string[] => {
+    if (nodeCount === 0) return redis.owners(key);
+    const votes = new Map<string, number>();
+    for (const n of nodes) for (const o of n.owners(key)) votes.set(o, (votes.get(o) ?? 0) + 1);
+    return [...votes].filter(([, v]) => v >= quorum).map(([o]) => o);
+  };
+  /** No owner anywhere (with Redlock: on no node, so nothing stands in a waiter's way). */
+  const isFree = (key: string): boolean =>
+    nodeCount === 0 ? redis.owners(key).length === 0 : nodes.every((n) => n.owners(key).length === 0);
+  if (nodeCount > 0) world.log(`Redlock over ${nodeCount} nodes (quorum ${quorum})`);
   const procs: Proc[] = [];
   const nProcs = opts.processes ?? rng.int(2, 3);
   for (let i = 0; i < nProcs; i++) {
     const sim = new SimProcess(world, `p${i}`);
-    const conn = new SimConnection(world, sim, faults, afterRun);
-    const backend = createSimBackend({ world, proc: sim, conn, redis: () => redis, faults, subscribers });
+    let backend: LockBackend;
+    let conn: { kill(): void };
+    let subscriber: Proc["subscriber"];
+    if (nodeCount > 0) {
+      const conns = nodes.map((_, j) => new SimConnection(world, sim, faults, () => afterNode(j)));
+      const mine = new Set<SimNodeSubscriber>();
+      const all = {
+        add: (s: SimNodeSubscriber) => {
+          mine.add(s);
+          nodeSubscribers.add(s);
+          return all;
+        },
+      } as unknown as Set<SimNodeSubscriber>;
+      const clients = conns.map((c, j) => new SimNodeClient(world, sim, faults, c, () => nodes[j]!, j, all));
+      backend = createRedlockBackend({
+        clients: clients as unknown as Redis[],
+        clock: sim.clock,
+        random: () => rng.next(),
+        quorum,
+        driftFactor: 0.01,
+        nodeTimeoutMs: faults.commandTimeoutMs,
+        prefix: "lock:",
+      });
+      conn = { kill: () => redlockRng.pick(conns).kill() };
+      subscriber = () =>
+        mine.size === 0
+          ? undefined
+          : {
+              kill: () => redlockRng.pick([...mine]).kill(),
+              get closed() {
+                return [...mine].every((s) => s.closed);
+              },
+            };
+    } else {
+      const c = new SimConnection(world, sim, faults, afterRun);
+      const b = createSimBackend({ world, proc: sim, conn: c, redis: () => redis, faults, subscribers });
+      backend = b;
+      conn = c;
+      subscriber = b.subscriber;
+    }
     const locks = createLocksWithBackend(
       backend,
       {
@@ -123,15 +190,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       },
       { clock: sim.clock, random: () => rng.next() },
     );
-    procs.push({
-      sim,
-      conn,
-      locks,
-      closed: false,
-      pausedTotal: 0,
-      handles: new Set(),
-      subscriber: backend.subscriber,
-    });
+    procs.push({ sim, conn, locks, closed: false, pausedTotal: 0, handles: new Set(), subscriber });
   }
   redis.hset(STOCK, "qty", String(INITIAL_STOCK));
 
@@ -177,9 +236,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         const owners = byResource.get(h.resource) ?? new Set();
         owners.add(h.owner);
         byResource.set(h.resource, owners);
-        if (!redis.owners(h.key).includes(h.owner))
+        if (!heldBy(h.key).includes(h.owner))
           fail(
-            `${p.sim.name}: handle of ${h.owner} on ${h.resource} reports held, but Redis has ${JSON.stringify(redis.owners(h.key))}`,
+            `${p.sim.name}: handle of ${h.owner} on ${h.resource} reports held, but Redis has ${JSON.stringify(heldBy(h.key))}`,
           );
       }
     }
@@ -211,7 +270,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       const waiting = [...pending].some(
         (w) => w.resource === r && w.waitMs > 0 && !w.proc.closed && !(w.proc.sim.pausedUntil! > world.now),
       );
-      const free = redis.owners(`lock:{${r}}`).length === 0;
+      const free = isFree(`lock:{${r}}`);
       if (waiting && free) {
         const since = freeSince.get(r) ?? world.now;
         freeSince.set(r, since);
@@ -296,7 +355,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         let inBody = false;
         const liveAtCall = liveEnclosing(resource);
         const watch = setIntervalSim(() => {
-          if (inBody && hk && !redis.owners(hk.key).includes(hk.owner)) protectedThroughout = false;
+          if (inBody && hk && !heldBy(hk.key).includes(hk.owner)) protectedThroughout = false;
         });
         try {
           await tracked(p, resource, waitMs, (settled) =>
@@ -308,7 +367,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
                 inBody = true;
                 keep(p, h);
                 await body(p, h, depth, liveAtCall);
-                if (!redis.owners(h.key).includes(h.owner)) protectedThroughout = false;
+                if (!heldBy(h.key).includes(h.owner)) protectedThroughout = false;
                 inBody = false;
               },
               { waitMs, ...leaseOpt },
@@ -331,7 +390,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         );
         if (p.closed) fail(`${p.sim.name}: acquire returned a handle after close()`);
         keep(p, h);
-        if (rng.chance(0.3)) {
+        // With Redlock, explicit-owner re-entry only under --extra: its per-node counts can drift apart (README).
+        if (rng.chance(0.3) && !(nodeCount > 0 && !opts.extra)) {
           const again = await p.locks.acquire(resource, { owner: h.owner, waitMs: 0 });
           keep(p, again);
           await p.sim.sleep(rng.int(1, 60));
@@ -409,7 +469,11 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     };
   }
 
-  const kinds = ["withLock", "withLock", "acquire", "try", "stock", "stock", "bad-reads"];
+  // Redlock hands out no token and takes no `reads`: the stock workloads are the single-Redis store's.
+  const kinds =
+    nodeCount > 0
+      ? ["withLock", "withLock", "acquire", "try"]
+      : ["withLock", "withLock", "acquire", "try", "stock", "stock", "bad-reads"];
   let unfinished = 0;
   const nTasks = opts.tasks ?? 24;
   for (let i = 0; i < nTasks; i++) {
@@ -447,7 +511,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   // the library cannot stay safe when Redis loses a lock, and it does not always notice (see README). Drawn
   // from a stream of its own, so a seed without this fault runs exactly as it does with the fault off.
   const lossRng = new Rng((seed * 7919 + 17) >>> 0);
-  if (opts.keyLoss && lossRng.chance(0.3)) {
+  if (opts.keyLoss && !opts.redlock && lossRng.chance(0.3)) {
     const r = lossRng.pick([...RESOURCES, STOCK_LOCK]);
     const lose = () => {
       const key = `lock:{${r}}`;
@@ -470,7 +534,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   // fence counter is gone, every connection and subscriber dropped. The guarded stock survives, as a store
   // of record would (here it shares the model). Tokens must still never go back (I9).
   const restartRng = new Rng((seed * 31_337 + 3) >>> 0);
-  if (opts.keyLoss && restartRng.chance(0.2)) {
+  if (opts.keyLoss && !opts.redlock && restartRng.chance(0.2)) {
     world.at(restartRng.int(100, 2_500), () => {
       world.log("Redis restarted empty");
       stats.keysLost++;

@@ -15,6 +15,8 @@ const IGNORE = process.env.SIM_IGNORE ? new RegExp(process.env.SIM_IGNORE) : und
 const KEY_LOSS = process.env.SIM_KEY_LOSS === "1";
 /** Adds the workloads of run.ts's `extra` option. */
 const EXTRA = process.env.SIM_EXTRA === "1";
+/** Locks over Redlock on 3 or 5 simulated nodes (`--redlock`). */
+const REDLOCK = process.env.SIM_REDLOCK === "1";
 /** Appends a progress line every 1000 seeds (long runs). */
 const PROGRESS = process.env.SIM_PROGRESS_FILE;
 
@@ -39,7 +41,12 @@ describe("deterministic simulation of the lock", () => {
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
-        const r = await runSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS, extra: EXTRA });
+        const r = await runSeed(seed, {
+          fullTrace: TRACE,
+          keyLoss: KEY_LOSS,
+          extra: EXTRA,
+          redlock: REDLOCK,
+        });
         events += r.stats.events;
         acquired += r.stats.acquired;
         keysLost += r.stats.keysLost;
