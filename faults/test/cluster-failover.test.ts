@@ -113,6 +113,10 @@ it(`SIGKILL of the product's master during a ${REQUESTS}-request redis burst acr
   // The live view: a watcher on the first instance, waiting for a lock taken on the promoted master.
   const viewResource = await resourceOn(master.port, "failover-view-");
   const input = encodeURIComponent(JSON.stringify({ prefix: "failover-view-" }));
+  // A first stream starts the instance's observer and ends at its snapshot; the observer lingers 3 s, so the
+  // watcher below joins a running observer, which must live through the failover.
+  const started = await sseUntil(`${apis[0]!.url}/trpc/locks.watch?input=${input}`, () => true, 20_000);
+  expect(started.error).toBeUndefined();
   const view = sseUntil(
     `${apis[0]!.url}/trpc/locks.watch?input=${input}`,
     (d) => JSON.stringify(d).includes(`"${viewResource}"`),

@@ -1,6 +1,6 @@
 import { createLocks } from "@lockyard/lock";
 import type { Cluster } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startCluster } from "../../../../scripts/lib/cluster.mjs";
 import { uid } from "../../test/context.js";
 import { LockEvents } from "../../test/lock-events.js";
@@ -183,6 +183,25 @@ describe("the API on a Redis Cluster", () => {
       const { runId } = await instances[0]!.caller.demo.scenario.start({ name, timeScale: 0.25 });
       const events = (await watchAll(instances[0]!.caller, runId)).map((e) => e.event as ScenarioEvent);
       expect(events.at(-1), name).toMatchObject({ type: "done", ok: true });
+    }
+  });
+
+  // Last: it takes the whole Cluster down.
+  it("answers 503 at once while every node is down, instead of queueing requests with no timeout", async () => {
+    const productId = uid("down");
+    await instances[0]!.caller.stock.reset({ productId, qty: 5 });
+    await Promise.all(cluster.servers.map((s) => s.kill("SIGKILL")));
+    await vi.waitFor(() => expect(instances[0]!.redis.status).not.toBe("ready"), { timeout: 10_000 });
+    for (const call of [
+      () => instances[0]!.caller.stock.get({ productId }),
+      () => instances[0]!.caller.stock.deduct({ productId, mode: "redis" }),
+      () => instances[0]!.caller.order.submit({ orderId: uid("o"), productId, quantity: 1 }),
+    ]) {
+      const err = await call().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect((err as { code?: string } | null)?.code).toBe("SERVICE_UNAVAILABLE");
     }
   });
 });
