@@ -1,6 +1,5 @@
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error plain .mjs helper without types
 import { startCluster } from "../../../../scripts/lib/cluster.mjs";
 import {
   createLocks,
