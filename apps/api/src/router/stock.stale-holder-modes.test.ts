@@ -93,10 +93,12 @@ describe("redlock mode: a holder that lost its lock mid-work", () => {
     t = await testContext({ redlock });
   });
   afterAll(async () => {
-    await t.close();
-    for (const c of clients) c.disconnect();
-    for (const c of lockClients) c.disconnect();
-    await Promise.all(nodes.map((n) => n.stop()));
+    try {
+      await t?.close();
+    } finally {
+      for (const c of [...clients, ...lockClients]) c.disconnect();
+      await Promise.all(nodes.map((n) => n.stop()));
+    }
   });
 
   it("sells the last unit once, and a sale made by a holder found lost at release is reported as made", async () => {
