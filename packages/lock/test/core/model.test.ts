@@ -22,11 +22,15 @@ afterAll(() => {
   redis.disconnect();
 });
 
-/** The reference: per resource, the owner and its count; per client×resource, its unreleased handles. */
+/**
+ * The reference: per resource, the owner and its count; per client×resource, the grant token of each of its
+ * unreleased handles (in the same order as Real's). A handle whose grant is gone (its key expired, and the same
+ * owner was granted the lock afresh since) releases nothing: "not-owner".
+ */
 interface Model {
   held: ({ client: number; count: number; token: number } | null)[];
   lastToken: number[];
-  handles: number[][];
+  handles: number[][][];
 }
 interface Real {
   locks: Locks[];
@@ -80,7 +84,7 @@ class Acquire implements fc.AsyncCommand<Model, Real> {
     } else expect(h).toBeNull();
     if (h) {
       r.handles[this.c]![this.i]!.push(h);
-      m.handles[this.c]![this.i]!++;
+      m.handles[this.c]![this.i]!.push(h.token!);
     }
   }
   async run(m: Model, r: Real): Promise<void> {
@@ -96,17 +100,20 @@ class Release implements fc.AsyncCommand<Model, Real> {
     readonly i: number,
     readonly pick: number,
   ) {}
-  check = (m: Readonly<Model>) => m.handles[this.c]![this.i]! > 0;
+  check = (m: Readonly<Model>) => m.handles[this.c]![this.i]!.length > 0;
+  /** The grant token of the handle the last send() released. */
+  private token = 0;
   /** Takes one of the client's handles off the lists (model and real) and releases it. */
   send(m: Model, r: Real): Promise<ReleaseResult> {
     const list = r.handles[this.c]![this.i]!;
-    const [h] = list.splice(this.pick % list.length, 1);
-    m.handles[this.c]![this.i]!--;
+    const at = this.pick % list.length;
+    const [h] = list.splice(at, 1);
+    [this.token] = m.handles[this.c]![this.i]!.splice(at, 1) as [number];
     return h!.release();
   }
   apply(m: Model, result: ReleaseResult): void {
     const held = m.held[this.i];
-    if (held && held.client === this.c) {
+    if (held && held.client === this.c && held.token === this.token) {
       held.count--;
       expect(result).toBe(held.count > 0 ? "decremented" : "released");
       if (held.count === 0) m.held[this.i] = null;
@@ -124,7 +131,7 @@ class Renew implements fc.AsyncCommand<Model, Real> {
     readonly c: number,
     readonly i: number,
   ) {}
-  check = (m: Readonly<Model>) => m.handles[this.c]![this.i]! > 0;
+  check = (m: Readonly<Model>) => m.handles[this.c]![this.i]!.length > 0;
   async run(m: Model, r: Real): Promise<void> {
     const h = r.handles[this.c]![this.i]!.at(-1)!;
     const wasHeld = h.isHeld();
@@ -152,7 +159,7 @@ class Concurrent implements fc.AsyncCommand<Model, Real> {
     }
     return [...need].every(([k, n]) => {
       const [c, i] = k.split(":").map(Number) as [number, number];
-      return m.handles[c]![i]! >= n;
+      return m.handles[c]![i]!.length >= n;
     });
   };
   async run(m: Model, r: Real): Promise<void> {
@@ -229,7 +236,7 @@ describe("model-based", () => {
         const model: Model = {
           held: Array(RESOURCES).fill(null),
           lastToken: Array(RESOURCES).fill(0),
-          handles: locks.map(() => Array(RESOURCES).fill(0)),
+          handles: locks.map(() => Array.from({ length: RESOURCES }, () => [] as number[])),
         };
         try {
           await fc.asyncModelRun(() => ({ model, real }), cmds);
@@ -238,7 +245,7 @@ describe("model-based", () => {
           await redis.del(...real.resources.map((r) => `lock:{${r}}`));
         }
       }),
-      { numRuns: RUNS },
+      { numRuns: RUNS, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}) },
     );
   });
 
