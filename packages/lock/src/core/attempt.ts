@@ -14,17 +14,10 @@ export type Attempt =
  */
 export function attemptWithin(host: LoopHost, q: Request, deadline: number, more: boolean): Promise<Attempt> {
   const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads);
+  sent.catch((err: unknown) => host.attemptUnanswered(q, err));
   const signal = q.signal;
   const bounded = deadline !== Number.POSITIVE_INFINITY;
-  if (!bounded && !signal) {
-    return sent.then(
-      (r) => checked(host, q, r),
-      (err: unknown) => {
-        host.attemptUnanswered(q, err);
-        throw err;
-      },
-    );
-  }
+  if (!bounded && !signal) return sent.then((r) => checked(host, q, r));
   return new Promise<Attempt>((resolve, reject) => {
     let settled = false;
     const finish = () => {
@@ -59,8 +52,6 @@ export function attemptWithin(host: LoopHost, q: Request, deadline: number, more
         }
       },
       (err: unknown) => {
-        // Whether or not the caller still waits: a grant whose reply was lost is held by nobody.
-        host.attemptUnanswered(q, err);
         if (settled) return;
         finish();
         reject(err);

@@ -137,7 +137,17 @@ export class ModelRedis {
   redlockRelease(key: string, channel: string, owner: string, lease: number): [number, number] {
     const h = this.hash(key);
     if (!h?.has(owner)) return [0, 0];
-    return this.decrement(key, h, owner, lease, () => this.messages.push([channel, owner]));
+    const left = Number(h.get(owner)) - 1;
+    if (left > 0) {
+      h.set(owner, String(left));
+      this.raiseTtl(key, lease);
+      return [1, left];
+    }
+    h.delete(owner);
+    const waiting = h.has("~waiters");
+    this.data.delete(key);
+    if (waiting) this.messages.push([channel, owner]);
+    return [2, 0];
   }
 
   /** release.ts: [0, 0] not-owner (incl. a hold whose token the fence no longer holds) | [1, left] | [2, 0]. */
@@ -155,17 +165,6 @@ export class ModelRedis {
       const current = this.str(fence);
       if (current !== undefined && current !== token) return [0, 0];
     }
-    return this.decrement(key, h, owner, lease, () => this.published.push(channel));
-  }
-
-  /** The decrement both releases share: TTL raised (never lowered) while holds remain, else delete and announce. */
-  private decrement(
-    key: string,
-    h: Map<string, string>,
-    owner: string,
-    lease: number,
-    announce: () => void,
-  ): [number, number] {
     const left = Number(h.get(owner)) - 1;
     if (left > 0) {
       h.set(owner, String(left));
@@ -175,7 +174,7 @@ export class ModelRedis {
     h.delete(owner);
     const waiting = h.has("~waiters");
     this.data.delete(key);
-    if (waiting) announce();
+    if (waiting) this.published.push(channel);
     return [2, 0];
   }
 
