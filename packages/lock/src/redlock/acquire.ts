@@ -2,7 +2,7 @@ import type { AcquireReply } from "../core/backend.js";
 import { QuorumError } from "../errors.js";
 import { redlockAcquire } from "../redis/scripts/redlock-acquire.js";
 import { releaseChannel } from "../resource.js";
-import type { NodeReleases } from "./release.js";
+import type { NodeReleases } from "./node-releases.js";
 import type { NodeCall } from "./send.js";
 import { callScript } from "./send.js";
 import { driftMs, type RedlockSettings } from "./settings.js";
@@ -30,6 +30,7 @@ export async function acquireOnQuorum(
 ): Promise<AcquireReply> {
   const { key, owner, leaseMs } = req;
   const start = s.clock.now();
+  releases.supersede(key, owner);
   const more = req.moreWaiters ? "1" : "0";
   const calls = s.clients.map((c) =>
     callScript<NodeAcquireReply>(c, redlockAcquire, [key, owner, leaseMs, more]),
@@ -74,7 +75,8 @@ function countVotes(answers: NodeAnswer<NodeAcquireReply>[]) {
  * Undoes the attempt on each node where it ran or may have run: a yes, or a call sent without a reply
  * (it may yet be applied; the undo follows it on the same connection). Never where the client refused
  * to send it: there the undo would take back an earlier hold of this owner (its outer re-entry).
- * A node still silent is undone once its call settles, in the background past nodeTimeoutMs.
+ * A node still silent is undone once its call settles, in the background past nodeTimeoutMs, unless the
+ * owner's next attempt has begun by then (node-releases.ts).
  */
 async function undoAttempt(
   s: RedlockSettings,
@@ -84,14 +86,20 @@ async function undoAttempt(
   until: number,
 ): Promise<void> {
   const channel = releaseChannel(req.resource, s.prefix);
-  const undos = calls.map((call, i) =>
-    call.reply
+  const undos = calls.map((call, i) => {
+    // Taken now, so a later attempt by this owner drops the undo if it would only be sent after that began.
+    const ticket = releases.ticket(req.key, req.owner);
+    return call.reply
       .then(
         ([got]) => got === 1,
         (err: unknown) => call.written && !isReplyError(err),
       )
-      .then((ran) => (ran ? releases.send(i, req.key, channel, req.owner, req.leaseMs, until) : undefined)),
-  );
+      .then((ran) => {
+        if (ran) return releases.send(i, req.key, channel, req.owner, req.leaseMs, until, ticket);
+        ticket.done();
+        return undefined;
+      });
+  });
   await settleAll(s.clock, undos, s.nodeTimeoutMs);
 }
 

@@ -82,6 +82,32 @@ describe.each([3, 5])("Redlock over %i nodes: a node's client reconnecting", (n)
     expect(await outer.release()).toBe("released");
   });
 
+  it("re-entries that each reach a different quorum leave the outer hold on every node once they are released", async () => {
+    // With a count per node, each re-entry counted only where it was sent: releasing them deleted the key on
+    // the nodes that had counted less, leaving the outer hold on fewer than a quorum while it still said
+    // held, and a second owner got in (found by the simulation's --redlock mode).
+    const { rl, clients } = await ownRedlock({ leaseMs: 5_000 });
+    const r = uniq("rl.reentry-spread");
+    const outer = await rl.acquire(r);
+    const minority = n - quorum;
+    const inner: Handle[] = [];
+    for (const down of [0, minority]) {
+      const which = Array.from({ length: minority }, (_, i) => down + i);
+      await (await connectionKiller(clients, which))();
+      inner.push(await rl.acquire(r, { owner: outer.owner }));
+      await Promise.all(clients.map((c) => ready(c)));
+    }
+    expect(inner.map((h) => h.count)).toEqual([2, 3]);
+    for (const h of inner) expect(await h.release()).toBe("decremented");
+
+    for (const c of nodes.clients) expect(await lockKeysOn(c, r)).toEqual({ [outer.owner]: "1" });
+    const other = createRedlock({ clients: nodes.clients, leaseMs: 3_000, waitMs: 0 });
+    open.push(other);
+    expect(await other.tryAcquire(r)).toBeNull();
+    expect(outer.isHeld()).toBe(true);
+    expect(await outer.release()).toBe("released");
+  });
+
   it("a release that reaches only a minority rejects with QuorumError and reaches the rest once they reconnect", async () => {
     const { rl, clients } = await ownRedlock();
     const r = uniq("rl.release-minority");

@@ -42,13 +42,31 @@ export class SimConnection {
   up = true;
   epoch = 0;
   private pending = new Set<{ reject(e: unknown): void; epoch: number }>();
+  /** FIFO delivery: when the last request reached Redis and the last reply reached the client. */
+  private lastArrival = 0;
+  private lastReply = 0;
 
   constructor(
     private readonly world: World,
     private readonly proc: SimProcess,
     private readonly faults: Faults,
     private readonly afterRun: () => void,
+    /**
+     * Deliver requests and replies in order, as one TCP connection does. Off for the single Redis, whose
+     * runs (and the catch table in README.md) let any message overtake another: stricter than a socket.
+     * On for Redlock's nodes, whose undo of a failed attempt relies on running before the owner's next
+     * attempt sent after it on the same connection (redlock/node-releases.ts).
+     */
+    private readonly fifo = false,
   ) {}
+
+  /** When a message sent now arrives: after its delay, and in FIFO mode not before the previous one. */
+  private arrival(last: "lastArrival" | "lastReply"): number {
+    const at = this.world.now + this.delay();
+    if (!this.fifo) return at;
+    this[last] = Math.max(at, this[last]);
+    return this[last];
+  }
 
   private delay(): number {
     const { rng } = this.world;
@@ -78,7 +96,7 @@ export class SimConnection {
         world.log(`${this.proc.name} ${label}: request lost`);
         return;
       }
-      world.after(this.delay(), () => {
+      world.at(this.arrival("lastArrival"), () => {
         if (this.epoch !== epoch) return;
         const replies: unknown[] = [];
         for (const op of ops) {
@@ -93,8 +111,8 @@ export class SimConnection {
           `${this.proc.name} ${label} ran → ${JSON.stringify(replies.map((r) => (r as { value?: unknown }).value))}${lostReply ? " (reply lost)" : ""}`,
         );
         if (lostReply) return;
-        world.after(
-          this.delay(),
+        world.at(
+          this.arrival("lastReply"),
           () => {
             if (this.epoch !== epoch) return;
             settle(() => resolve(replies as T));
@@ -108,6 +126,8 @@ export class SimConnection {
   /** Kills the connection: calls in flight fail with a connection error; it comes back after a while. */
   kill(): void {
     this.epoch++;
+    this.lastArrival = 0;
+    this.lastReply = 0;
     this.up = false;
     for (const c of this.pending) c.reject(closedError());
     this.pending.clear();

@@ -1,13 +1,16 @@
 import type { ChainableCommander, Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scripts, withScripts } from "../../src/redis/scripts/index.js";
+import { redlockAcquire } from "../../src/redis/scripts/redlock-acquire.js";
+import { redlockRelease } from "../../src/redis/scripts/redlock-release.js";
 import { connect, sleep } from "../helpers.js";
 import { ModelRedis } from "./model.js";
 import { Rng } from "./rng.js";
 
 /**
  * The simulation's Redis (model.ts) against a real redis-server running the library's own scripts: random
- * sequences of acquire / re-entry / release / renew (single and batched forms) / fencedWrite / fencedRead,
+ * sequences of acquire / re-entry / release / renew (single and batched forms) / fencedWrite / fencedRead /
+ * Redlock's node acquire and release,
  * with small leases and real waits so keys expire, plus PEXPIRE, DEL and keys of the wrong type. After every
  * operation the replies and the whole state (TYPE, value and PTTL of every key) must be identical.
  *
@@ -255,7 +258,8 @@ class Sequence {
   async comparePublished(): Promise<void> {
     const want = new Map<string, number>();
     for (const ch of this.model.published) want.set(ch, (want.get(ch) ?? 0) + 1);
-    this.published = this.model.published.length;
+    for (const [ch] of this.model.messages) want.set(ch, (want.get(ch) ?? 0) + 1);
+    this.published = this.model.published.length + this.model.messages.length;
     const got = () => this.res.map((k) => `${k.channel}=${messages.get(k.channel) ?? 0}`).join(" ");
     const expected = this.res.map((k) => `${k.channel}=${want.get(k.channel) ?? 0}`).join(" ");
     for (let i = 0; i < 50 && got() !== expected; i++) await sleep(5);
@@ -526,6 +530,39 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         );
         if (JSON.stringify(r.value) !== JSON.stringify(mv))
           s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mv)}`);
+      } else if (roll < 78) {
+        // Redlock's node scripts on the same key: a grant, a refusal, or the owner held once already.
+        const [o, l, more] = [owner(), lease(), rng.chance(0.3) ? "1" : "0"];
+        const label = `redlockAcquire ${i} ${o} ${l} ${more}`;
+        const got = await s.op(
+          label,
+          (m) => m.eval(redlockAcquire.lua, 1, k.lock, o, l, more),
+          () => model.redlockAcquire(k.lock, o, l, more === "1"),
+        );
+        if (!got) break;
+        const [r, mr] = got;
+        if (s.bothOk(label, r, mr)) {
+          const [rv, mv] = [r.value as number[], mr.value as number[]];
+          if (rv[0] !== mv[0] || (rv[0] === 1 ? rv[1] !== mv[1] : Math.abs(rv[1]! - mv[1]!) > TTL_SLACK))
+            s.fail(`${label}: redis ${JSON.stringify(rv)} model ${JSON.stringify(mv)}`);
+          if (rv[0] === 1) stats.granted++;
+          else stats.refused++;
+        } else stats.errors++;
+      } else if (roll < 80) {
+        const [o, l] = [owner(), lease()];
+        const label = `redlockRelease ${i} ${o}`;
+        const got = await s.op(
+          label,
+          (m) => m.eval(redlockRelease.lua, 2, k.lock, k.channel, o, l),
+          () => model.redlockRelease(k.lock, k.channel, o, l),
+        );
+        if (!got) break;
+        const [r, mr] = got;
+        if (s.bothOk(label, r, mr)) {
+          if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
+            s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
+          countRelease(stats, (r.value as number[])[0]!);
+        } else stats.errors++;
       } else if (roll < 84) {
         // Real time passes: short leases run out.
         await sleep(rng.int(1, 25));

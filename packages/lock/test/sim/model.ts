@@ -114,7 +114,7 @@ export class ModelRedis {
   /** Messages published with a body (Redlock's release names its owner): [channel, message]. */
   readonly messages: [string, string][] = [];
 
-  /** redis/scripts/redlock-acquire.ts: acquire without the fence. [1, count] | [0, pttl]. */
+  /** redis/scripts/redlock-acquire.ts: acquire without the fence or a count. [1, 1] | [0, pttl]. */
   redlockAcquire(key: string, owner: string, lease: number, more: boolean): [number, number] {
     let h = this.hash(key);
     if (!h) {
@@ -124,26 +124,17 @@ export class ModelRedis {
       return [1, 1];
     }
     if (h.has(owner)) {
-      const count = Number(h.get(owner)) + 1;
-      h.set(owner, String(count));
       this.raiseTtl(key, lease);
-      return [1, count];
+      return [1, 1];
     }
     h.set("~waiters", "1");
     return [0, this.pttl(key)];
   }
 
-  /** redis/scripts/redlock-release.ts: release without a token; the message names the owner. */
-  redlockRelease(key: string, channel: string, owner: string, lease: number): [number, number] {
+  /** redis/scripts/redlock-release.ts: deletes the owner's key, no count; the message names the owner. */
+  redlockRelease(key: string, channel: string, owner: string, _lease: number): [number, number] {
     const h = this.hash(key);
     if (!h?.has(owner)) return [0, 0];
-    const left = Number(h.get(owner)) - 1;
-    if (left > 0) {
-      h.set(owner, String(left));
-      this.raiseTtl(key, lease);
-      return [1, left];
-    }
-    h.delete(owner);
     const waiting = h.has("~waiters");
     this.data.delete(key);
     if (waiting) this.messages.push([channel, owner]);

@@ -144,7 +144,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     let conn: { kill(): void };
     let subscriber: Proc["subscriber"];
     if (nodeCount > 0) {
-      const conns = nodes.map((_, j) => new SimConnection(world, sim, faults, () => afterNode(j)));
+      const conns = nodes.map((_, j) => new SimConnection(world, sim, faults, () => afterNode(j), true));
       const mine = new Set<SimNodeSubscriber>();
       const all = {
         add: (s: SimNodeSubscriber) => {

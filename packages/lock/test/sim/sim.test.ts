@@ -88,20 +88,20 @@ describe("deterministic simulation of the lock", () => {
     Math.max(600_000, SEEDS * 2_000),
   );
 
-  // The opt-in faults (README): a lost lock key, and the workloads added to catch defects 3 and 8 (an outer
-  // hold released before its re-entry, a subscriber dying with a release message in flight). Run by plain
-  // `npm test` only; test:sim runs whatever its flags say in the test above.
+  // The opt-in modes (README): a lost lock key, the workloads added to catch defects 3 and 8 (an outer
+  // hold released before its re-entry, a subscriber dying with a release message in flight), and Redlock
+  // over 3 or 5 nodes. Run by plain `npm test` only; test:sim runs whatever its flags say in the test above.
   it.skipIf(process.env.SIM_SEED !== undefined || process.env.SIM_SEEDS !== undefined)(
-    "keeps every invariant over 800 seeds with --extra and 300 with --key-loss",
+    "keeps every invariant over 800 seeds with --extra, 300 with --key-loss and 500 with --redlock",
     async () => {
-      for (const [opts, seeds] of [
-        [{ extra: true }, 800],
-        [{ keyLoss: true }, 300],
+      for (const [opts, seeds, flag] of [
+        [{ extra: true }, 800, "--extra"],
+        [{ keyLoss: true }, 300, "--key-loss"],
+        [{ redlock: true }, 500, "--redlock"],
       ] as const) {
         for (let seed = 1; seed <= seeds; seed++) {
           const r = await runSeed(seed, opts);
           if (!r.ok) {
-            const flag = "extra" in opts ? "--extra" : "--key-loss";
             expect.fail(`${flag} ${report(r).replace(replay(seed), `${replay(seed)} ${flag}`)}`);
           }
         }

@@ -1,30 +1,27 @@
 /**
- * redlockRelease: `release` (release.ts) on one node of a Redlock quorum, except for the message: it carries
- * the owner, so a waiter subscribed on N nodes can tell one release (published by each node) from the next.
- * Independent nodes are never a Cluster, so it always uses PUBLISH. Everything else (not-owner, decrement
- * that never shortens the TTL, delete, publish only when `~waiters` is marked) is release's;
- * test/redis/redlock-scripts.test.ts runs both on the same inputs.
+ * redlockRelease: `release` (release.ts) on one node of a Redlock quorum, without a count and with the owner
+ * as the message. A node holds each owner once (re-entry is counted in the process, redlock/holds.ts), so the
+ * release deletes the key whenever the owner holds it: run twice (a retry after a lost reply), the second
+ * run answers not-owner and takes nothing from anyone. The message carries the owner, so a waiter subscribed
+ * on N nodes can tell one release (published by each node) from the next. Independent nodes are never a
+ * Cluster, so it always uses PUBLISH, and only when `~waiters` is marked, as release does;
+ * test/redis/redlock-scripts.test.ts compares the two.
  * KEYS[1] lock hash, KEYS[2] channel
- * ARGV[1] owner, ARGV[2] leaseMs
- * Returns {0, 0} not-owner, {1, left} decremented, {2, 0} released.
+ * ARGV[1] owner, ARGV[2] leaseMs (unused: kept so every release takes the same arguments)
+ * Returns {0, 0} not-owner, {2, 0} released.
  * Sent with callScript (redlock/send.ts), not defineCommand, to know whether a call ever left the process.
  */
 export const redlockRelease = {
   name: "lockyardRedlockRelease",
   numberOfKeys: 2,
   lua: `
-local function release_naming_owner(k, ch, o, lease)
+local function release_once(k, ch, o)
   if redis.call('hexists', k, o) == 0 then return 0, 0 end
-  local left = redis.call('hincrby', k, o, -1)
-  if left > 0 then
-    if redis.call('pttl', k) < tonumber(lease) then redis.call('pexpire', k, lease) end
-    return 1, left
-  end
   local waiting = redis.call('hexists', k, '~waiters')
   redis.call('del', k)
   if waiting == 1 then redis.call('publish', ch, o) end
   return 2, 0
 end
-return {release_naming_owner(KEYS[1], KEYS[2], ARGV[1], ARGV[2])}
+return {release_once(KEYS[1], KEYS[2], ARGV[1])}
 `,
 } as const;
