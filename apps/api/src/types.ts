@@ -18,6 +18,10 @@ export interface LockView {
    */
   key: string;
   resource: string;
+  /**
+   * Empty in `locks.watch` for a lock that was taken and gone again before the observer could read it (an API
+   * running late): it comes in `added` with `pttlMs` 0, and its key in `removed` of the next delta.
+   */
   owners: LockOwnerView[];
   /** Remaining lease in ms at the `at` of the event (or snapshot) that carries this view (-1: no TTL). */
   pttlMs: number;

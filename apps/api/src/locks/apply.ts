@@ -1,3 +1,4 @@
+import { resourceOfKey } from "./keys.js";
 import type { RawLock } from "./read.js";
 import {
   type Change,
@@ -5,6 +6,7 @@ import {
   type Entry,
   entryId,
   entryOfRaw,
+  fleetingEntry,
   RENEWAL_SLACK_MS,
   SCAN_SLACK_MS,
 } from "./views.js";
@@ -37,6 +39,22 @@ export function applyRaw(
   else if (differs(prev, next, fresh ? RENEWAL_SLACK_MS : SCAN_SLACK_MS)) change.changed.push(next);
   else return;
   entries.set(id, next);
+}
+
+/**
+ * The lock a read missed: the key was `taken` (an event said so) since its last read, is gone now, and was never
+ * known. It came and went between two reads; null when there is no such lock.
+ */
+export function fleetingLock(
+  entries: ReadonlyMap<string, Entry>,
+  prefix: string,
+  key: string,
+  raw: RawLock | null,
+  taken: boolean,
+): Entry | null {
+  if (!taken || raw || entries.has(entryId("redis", key))) return null;
+  const resource = resourceOfKey(prefix, key);
+  return resource === null ? null : fleetingEntry(key, resource, Date.now());
 }
 
 /**

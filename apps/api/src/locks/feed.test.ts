@@ -142,6 +142,44 @@ describe("the lock observer", () => {
     }
   });
 
+  it("shows a lock that was taken and released before the observer could read it, once", async () => {
+    // The observer's own connection, so its reads can be held back while the locks' connection runs.
+    const conn = t.redis.duplicate();
+    const f = feed({ redis: conn });
+    const resource = `test:${uid()}`;
+    const fleeting = `lock:{${resource}:fleeting}`;
+    const marker = `lock:{${resource}:marker}`;
+    try {
+      expect(await waitUntilReady(conn, 5_000)).toBe(true);
+      const events = await open(f, resource);
+      // A loaded API reads late: every read the observer sends now runs after the BLPOP, i.e. after the release.
+      const late = conn.blpop(uid("never-pushed"), 0.5);
+      const h = await t.locks.acquire(`${resource}:fleeting`, { leaseMs: 5_000 });
+      await new Promise((r) => setTimeout(r, 50));
+      await h.release();
+      await late;
+      // Deltas come in order: once the marker shows, whatever the late read made of the other lock was sent.
+      const m = await t.locks.acquire(`${resource}:marker`, { leaseMs: 5_000 });
+      await events.until(() => events.locks.has(`redis:${marker}`));
+      await m.release();
+
+      const seen = events.events.flatMap((e) =>
+        e.kind !== "delta"
+          ? []
+          : [
+              ...e.removed.filter((k) => k === fleeting).map(() => "removed"),
+              ...e.added.filter((l) => l.key === fleeting).map(() => "added"),
+            ],
+      );
+      expect(seen).toEqual(["added", "removed"]);
+      expect(events.locks.has(`redis:${fleeting}`)).toBe(false);
+      await events.close();
+    } finally {
+      f.close();
+      conn.disconnect();
+    }
+  });
+
   it("stops, leaving no timer or connection, when the last subscriber leaves and when the server closes", async () => {
     const instanceId = uid("stop");
     const f = feed({ instanceId, lingerMs: 200 });

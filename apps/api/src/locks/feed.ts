@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
 import type { LocksSnapshotEvent } from "../types.js";
-import { applyRaw, applyScan, firstExpiry } from "./apply.js";
+import { applyRaw, applyScan, firstExpiry, fleetingLock } from "./apply.js";
 import { fanOut } from "./fanout.js";
 import { LOCK_PREFIX } from "./keys.js";
+import { TAKEN_EVENT } from "./notifications.js";
 import { applyPoll, pollStores } from "./poll.js";
 import { isClusterClient, type RawLock, type RedisClient, readLocks, scanLocks } from "./read.js";
 import { type Mode, RedisWatch } from "./redis-watch.js";
@@ -58,6 +59,8 @@ export class LockFeed {
   /** Bumped by every stop: callbacks of an older run see a different number and do nothing. */
   private generation = 0;
   private readonly dirty = new Set<string>();
+  /** Dirty keys an event said were taken since their last read request: one the read finds gone was held unseen. */
+  private readonly taken = new Set<string>();
   private reading = false;
   /** Keys events touched during the running full scan (null when none runs). */
   private touched: Set<string> | null = null;
@@ -124,7 +127,7 @@ export class LockFeed {
     try {
       // Subscribe first, then walk the keyspace: nothing that changes meanwhile is missed.
       await this.watch.start(
-        (key) => this.onKey(gen, key),
+        (key, event) => this.onKey(gen, key, event),
         () => this.onReconnect(gen),
       );
       if (gen !== this.generation) return;
@@ -154,14 +157,16 @@ export class LockFeed {
     this.watch.stop();
     this.entries.clear();
     this.dirty.clear();
+    this.taken.clear();
     this.reading = false;
     this.touched = null;
     this.polling = false;
   }
 
-  private onKey(gen: number, key: string): void {
+  private onKey(gen: number, key: string, event: string): void {
     if (gen !== this.generation) return;
     this.dirty.add(key);
+    if (event === TAKEN_EVENT) this.taken.add(key);
     this.touched?.add(key);
     if (!this.reading) setImmediate(() => void this.flush(gen));
   }
@@ -175,7 +180,7 @@ export class LockFeed {
   private async topology(gen: number): Promise<void> {
     const added = await this.watch
       .refresh(
-        (key) => this.onKey(gen, key),
+        (key, event) => this.onKey(gen, key, event),
         () => this.onReconnect(gen),
       )
       .catch(() => false);
@@ -189,6 +194,8 @@ export class LockFeed {
     if (this.reading || this.dirty.size === 0 || gen !== this.generation) return;
     this.reading = true;
     const keys = [...this.dirty].slice(0, READ_BATCH);
+    // A taking whose event came before the request ran before the read: found gone, it is over, not yet to come.
+    const taken = new Set(keys.filter((k) => this.taken.delete(k)));
     for (const k of keys) this.dirty.delete(k);
     let read: Map<string, RawLock | null>;
     try {
@@ -197,14 +204,24 @@ export class LockFeed {
       if (gen !== this.generation) return;
       this.reading = false;
       for (const k of keys) this.dirty.add(k);
+      for (const k of taken) this.taken.add(k);
       this.timers.set("retry", RETRY_MS, () => void this.flush(gen));
       return;
     }
     if (gen !== this.generation) return;
     this.reading = false;
     const change = emptyChange();
-    for (const key of keys) applyRaw(this.entries, change, key, read.get(key) ?? null, true);
+    const fleeting: Entry[] = [];
+    for (const key of keys) {
+      const raw = read.get(key) ?? null;
+      const lock = fleetingLock(this.entries, this.prefix, key, raw, taken.has(key));
+      if (lock) fleeting.push(lock);
+      applyRaw(this.entries, change, key, raw, true);
+    }
+    // A lock the read came too late for is still shown: added, then removed in the next delta.
+    change.added.push(...fleeting);
     this.publish(change);
+    if (fleeting.length > 0) this.publish({ ...emptyChange(), removed: fleeting });
     if (this.dirty.size > 0) setImmediate(() => void this.flush(gen));
   }
 

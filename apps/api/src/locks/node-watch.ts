@@ -1,10 +1,13 @@
 import type { Redis } from "ioredis";
 import { globPrefix } from "./keys.js";
 
+/** A key event: the key and the event's name (`hset`, `del`…). */
+export type OnKey = (key: string, event: string) => void;
+
 /**
  * One subscriber connection to one Redis node (each master of a Cluster publishes its own keyspace events),
- * PSUBSCRIBEd to the keyspace channels of the lock prefix. Reports every key event, and every reconnect
- * (events were missed while it was down).
+ * PSUBSCRIBEd to the keyspace channels of the lock prefix. Reports every key event with its name (`hset`, `del`…),
+ * and every reconnect (events were missed while it was down).
  */
 export class NodeWatch {
   private readonly conn: Redis;
@@ -16,7 +19,7 @@ export class NodeWatch {
     readonly node: Redis,
     prefix: string,
     name: string,
-    onKey: (key: string) => void,
+    onKey: OnKey,
     onReconnect: () => void,
   ) {
     const db = node.options.db ?? 0;
@@ -31,8 +34,8 @@ export class NodeWatch {
       lazyConnect: true,
     });
     this.conn.on("error", () => {}); // reconnects by itself; the main connection logs Redis being down
-    this.conn.on("pmessage", (_pattern: string, channel: string) => {
-      onKey(channel.slice(this.channelPrefix.length));
+    this.conn.on("pmessage", (_pattern: string, channel: string, event: string) => {
+      onKey(channel.slice(this.channelPrefix.length), event);
     });
     this.conn.on("ready", () => {
       if (this.connected) onReconnect();

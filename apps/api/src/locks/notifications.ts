@@ -4,6 +4,12 @@ import type { Redis } from "ioredis";
 const NEEDED = "ghxe";
 /** What the `A` alias stands for in notify-keyspace-events. */
 const ALL = "g$lshzxetd";
+/**
+ * After this event the key holds a lock: the acquire script writes the owner field with HSET (and a refused
+ * acquire the waiters mark of a held lock). A release's HINCRBY is not it: its event may come after the request
+ * of a read that finds the key gone, and the lock would be shown twice.
+ */
+export const TAKEN_EVENT = "hset";
 
 /** The flags to add to a notify-keyspace-events value so lock keys report every change ("" when none). */
 export function missingFlags(current: string): string {

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { NodeWatch } from "./node-watch.js";
+import { NodeWatch, type OnKey } from "./node-watch.js";
 import { enableKeyspaceEvents } from "./notifications.js";
 import { masters, type RedisClient } from "./read.js";
 
@@ -33,7 +33,7 @@ export class RedisWatch {
   }
 
   /** Subscribes on every master; rejects only when Redis cannot be reached. */
-  async start(onKey: (key: string) => void, onReconnect: () => void): Promise<void> {
+  async start(onKey: OnKey, onReconnect: () => void): Promise<void> {
     for (const node of masters(this.redis)) await this.watchNode(node, onKey, onReconnect);
   }
 
@@ -43,7 +43,7 @@ export class RedisWatch {
    * nothing. Watches the masters there are now and drops the others; true when a new master was added,
    * whose changes since it took over were missed (the caller resyncs).
    */
-  async refresh(onKey: (key: string) => void, onReconnect: () => void): Promise<boolean> {
+  async refresh(onKey: OnKey, onReconnect: () => void): Promise<boolean> {
     const now = masters(this.redis);
     const address = (n: Redis) => `${n.options.host}:${n.options.port}`;
     const wanted = new Set(now.map(address));
@@ -58,7 +58,7 @@ export class RedisWatch {
     return added;
   }
 
-  private async watchNode(node: Redis, onKey: (key: string) => void, onReconnect: () => void): Promise<void> {
+  private async watchNode(node: Redis, onKey: OnKey, onReconnect: () => void): Promise<void> {
     if (this.refused === null) await this.enable(node);
     const w = new NodeWatch(node, this.prefix, this.name, onKey, () => {
       // A restarted Redis has its configuration back to the default: turn notifications on again.

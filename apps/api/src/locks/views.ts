@@ -60,6 +60,14 @@ export function entryOfInfo(info: LockInfo, store: LockStore, now: number): Entr
   };
 }
 
+/**
+ * A lock known only from its event: taken, and gone again before the observer's read (it ran late). No owner
+ * and no time left: a subscriber learns that it was held, not by whom.
+ */
+export function fleetingEntry(key: string, resource: string, at: number): Entry {
+  return { store: "redis", key, resource, owners: [], token: null, waiters: 0, leaseMs: null, expiresAt: at };
+}
+
 export function viewOf(e: Entry, at: number): LockView {
   return {
     store: e.store,
