@@ -1,9 +1,9 @@
+import type { Locks } from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { pino } from "pino";
 import { RunRegistry } from "./demo/runs/registry.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
-import type { Locks } from "./lock.js";
 import { LockFeed } from "./locks/feed.js";
 import { lockSources } from "./locks/snapshot.js";
 import { createMetrics, type Metrics } from "./metrics.js";

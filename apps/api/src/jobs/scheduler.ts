@@ -1,6 +1,6 @@
+import type { Locks } from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { Locks } from "../lock.js";
 import type { Metrics } from "../metrics.js";
 import { expireOrders } from "../orders/store.js";
 import { recordRun } from "./runs.js";

@@ -1,7 +1,12 @@
-import { type FencedReadResult, fencedRead, fencedWrite, LockLostError } from "@lockyard/lock";
+import {
+  type FencedReadResult,
+  fencedRead,
+  fencedWrite,
+  type LockHandle,
+  LockLostError,
+} from "@lockyard/lock";
 import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
-import type { LockHandle } from "../lock.js";
 import { stockKey, stockResource } from "./keys.js";
 import { stockWrite, writeFailure } from "./write-outcome.js";
 
