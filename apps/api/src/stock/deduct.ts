@@ -10,7 +10,8 @@ import { type FenceField, fencedStockWrite } from "./fenced.js";
 import { stockResource } from "./keys.js";
 import { assertKnownProduct } from "./known-products.js";
 import { withPgLock } from "./postgres-lock.js";
-import { deductUnderRedisLock, type Outcome } from "./redis-lock.js";
+import { deductUnderRedisLock } from "./redis-lock.js";
+import { type Outcome, runSection, type SectionResult } from "./section.js";
 import { decrementQty, readQty } from "./store.js";
 import { stockWrite } from "./write-outcome.js";
 
@@ -47,15 +48,10 @@ async function admitted(
 ): Promise<DeductResult> {
   const started = performance.now();
   const base = { mode: req.mode, instanceId: ctx.config.instanceId };
-  let waitedMs = 0;
-  const inside = async (fn: () => Promise<Outcome>) => {
-    waitedMs = performance.now() - started;
-    return fn();
-  };
   try {
-    const outcome = await run(ctx, req, inside, signal);
+    const { outcome, enteredAt } = await run(ctx, req, signal);
     ctx.metrics.deducts.inc({ mode: req.mode, outcome: outcome.ok ? "success" : outcome.reason });
-    return { ...base, ...outcome, waitedMs };
+    return { ...base, ...outcome, waitedMs: enteredAt - started };
   } catch (error) {
     const reason = lockFailure(error);
     if (!reason) throw error;
@@ -74,9 +70,8 @@ function lockFailure(error: unknown): "lock-timeout" | "lock-lost" | null {
 async function run(
   ctx: Context,
   req: DeductRequest,
-  inside: (fn: () => Promise<Outcome>) => Promise<Outcome>,
   signal: AbortSignal | undefined,
-): Promise<Outcome> {
+): Promise<SectionResult> {
   const { redis } = ctx;
   const { productId, quantity, workMs } = req;
   const either = (lockSignal: AbortSignal) => (signal ? AbortSignal.any([lockSignal, signal]) : lockSignal);
@@ -110,11 +105,11 @@ async function run(
   };
   switch (req.mode) {
     case "none":
-      return inside(() => unguarded());
+      return runSection(unguarded);
     case "local":
-      return ctx.localMutex.run(productId, () => inside(() => unguarded()));
+      return ctx.localMutex.run(productId, () => runSection(unguarded));
     case "atomic":
-      return inside(async () => {
+      return runSection(async () => {
         await sleep(workMs, signal);
         const r = await stockWrite(atomicDecrement(redis, productId, quantity));
         return r.ok
@@ -122,27 +117,29 @@ async function run(
           : { ok: false, reason: "sold-out", stock: r.qty };
       });
     case "redis":
-      return deductUnderRedisLock(
-        ctx,
-        { productId, quantity, workMs, waitMs: ctx.config.lockWaitMs, signal },
-        inside,
-      );
+      return deductUnderRedisLock(ctx, {
+        productId,
+        quantity,
+        workMs,
+        waitMs: ctx.config.lockWaitMs,
+        signal,
+      });
     case "postgres":
       // Fenced too, in a field of its own: PostgreSQL's tokens come from its sequence, not `fence:{r}`.
       return withPgLock(
         ctx,
         stockResource(productId),
         ctx.config.lockWaitMs,
-        (lock) => inside(() => fenced(lock, "pgFence")),
+        (lock) => runSection(() => fenced(lock, "pgFence")),
         signal,
       );
     case "redlock": {
-      let written: Outcome | undefined;
+      let written: SectionResult | undefined;
       try {
         return await withRedlock(ctx, (rl) =>
           rl.withLock(
             stockResource(productId),
-            (lock) => inside(async () => (written = await guarded(lock))),
+            async (lock) => (written = await runSection(() => guarded(lock))),
             { waitMs: ctx.config.lockWaitMs, ...(signal ? { signal } : {}) },
           ),
         );

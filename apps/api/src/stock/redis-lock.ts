@@ -8,11 +8,8 @@ import {
 import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
 import { stockKey, stockResource } from "./keys.js";
+import { type Outcome, runSection, type SectionResult } from "./section.js";
 import { stockWrite, writeFailure } from "./write-outcome.js";
-
-export type Outcome =
-  | { ok: true; stock: number; token: number | null }
-  | { ok: false; reason: "sold-out" | "stale-token"; stock: number | null };
 
 /**
  * The `redis` mode: check → work → fenced write under a Lockyard lock, in two round trips (acquire+read,
@@ -30,8 +27,7 @@ export async function deductUnderRedisLock(
     waitMs: number;
     signal?: AbortSignal | undefined;
   },
-  inside: (fn: () => Promise<Outcome>) => Promise<Outcome>,
-): Promise<Outcome> {
+): Promise<SectionResult> {
   const { productId, quantity, workMs, waitMs, signal } = req;
   const key = stockKey(productId);
   // The quantity is read in the acquire's round trip, after the grant: it is the value under the lock. The
@@ -43,9 +39,9 @@ export async function deductUnderRedisLock(
     ...(signal ? { signal } : {}),
   });
   let released = false;
-  let outcome: Outcome;
+  let result: SectionResult;
   try {
-    outcome = await inside(async () => {
+    result = await runSection(async (): Promise<Outcome> => {
       const read = (await lock.reads) as FencedReadResult;
       if (read.state === "stale") return { ok: false, reason: "stale-token", stock: null };
       const qty = read.values[0] == null ? 0 : Number(read.values[0]);
@@ -73,7 +69,7 @@ export async function deductUnderRedisLock(
     await lock.release();
     assertNotLost(lock);
   }
-  return outcome;
+  return result;
 }
 
 function assertHeld(lock: LockHandle): void {
