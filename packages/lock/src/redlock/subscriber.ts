@@ -3,8 +3,6 @@ import type { ReleaseSubscriber } from "../core/backend.js";
 import type { Clock } from "../core/clock.js";
 import { releaseChannel, resourceOfChannel } from "../resource.js";
 
-// Each node publishes the same release; copies of one owner's release arrive within a few ms of each other.
-const DUPLICATE_WINDOW_MS = 250;
 // A subscription that no quorum of nodes confirms by then is left to the waiters' fallback timers.
 const SUBSCRIBE_WAIT_MS = 1_000;
 
@@ -12,7 +10,12 @@ const SUBSCRIBE_WAIT_MS = 1_000;
  * Wake-on-release over independent nodes: one subscriber connection per node (made on first contention),
  * every resource subscribed on all of them. A holder's release publishes on each node it held, so a
  * subscription confirmed by a quorum of nodes overlaps the holder's quorum in at least one node.
- * Copies of the same release (same owner in the message) wake the waiters once.
+ *
+ * Every node's copy of a release wakes the head waiter, although they mostly arrive together. Woken by the
+ * first copy, the head may try while the release has not yet reached the other nodes and be refused there;
+ * only their copies tell it to try again (copies arriving while it tries make it retry at once, through the
+ * gate's epoch). Waking once per release, as this did, left such a waiter asleep for its whole fallback
+ * interval while the lock was free. The cost is one extra attempt for a new head per late copy.
  */
 export function createRedlockSubscriber(
   clock: Clock,
@@ -23,15 +26,9 @@ export function createRedlockSubscriber(
   onResubscribed: () => void = () => {},
 ): ReleaseSubscriber {
   let conns: Redis[] | undefined;
-  const last = new Map<string, { owner: string; at: number }>();
-  const onMessage = (channel: string, owner: string) => {
+  const onMessage = (channel: string) => {
     const resource = resourceOfChannel(prefix, channel);
-    if (resource === null) return;
-    const now = clock.now();
-    const prev = last.get(resource);
-    if (prev && prev.owner === owner && now - prev.at < DUPLICATE_WINDOW_MS) return;
-    last.set(resource, { owner, at: now });
-    onRelease(resource);
+    if (resource !== null) onRelease(resource);
   };
   const connections = (): Redis[] => {
     conns ??= clients.map((c) => {
@@ -78,7 +75,6 @@ export function createRedlockSubscriber(
       });
     },
     unsubscribe(resource) {
-      last.delete(resource);
       if (!conns) return;
       const ch = releaseChannel(resource, prefix);
       for (const c of conns) c.unsubscribe(ch).catch(() => {});
@@ -86,7 +82,6 @@ export function createRedlockSubscriber(
     async close() {
       const cs = conns;
       conns = undefined;
-      last.clear();
       for (const c of cs ?? []) {
         c.removeAllListeners("message");
         c.disconnect();

@@ -129,6 +129,50 @@ describe.each([3, 5])("Redlock over %i nodes: a node's client reconnecting", (n)
     await next!.release();
   });
 
+  it("a waiter woken by the first node's copy of a release, refused by the others, is woken again by their copies", async () => {
+    // The holder's release reaches node 0 at once and the other nodes ~100 ms later (their connections were
+    // killed; the background retry sends it once they reconnect). The waiter, which never polls, wakes on
+    // node 0's message, tries, is refused by the nodes still held, and must try again when their copies come.
+    // Copies of one owner's release used to wake a waiter once (a 250 ms window): it then slept its whole wait.
+    const clients = nodes.servers.map((srv) => {
+      const c = new Redis(srv.url, { ...failFast, retryStrategy: () => 20 });
+      c.on("error", () => {});
+      return c;
+    });
+    own.push(...clients);
+    await Promise.all(clients.map((c) => ready(c)));
+    const holder = createRedlock({ clients, leaseMs: 1_000 });
+    const waiter = createRedlock({
+      clients: nodes.clients,
+      leaseMs: 1_000,
+      retry: { minMs: 5_000, maxMs: 5_000, jitterMs: 0 },
+    });
+    open.push(holder, waiter);
+    const r = uniq("rl.copies");
+    const h = await holder.acquire(r);
+    const waiting = waiter.acquire(r, { waitMs: 2_000 });
+    // Subscribed on every node, and refused once (which marks every node as waited for).
+    const channel = `lock-released:{${r}}`;
+    await expect
+      .poll(async () => {
+        const subs = await Promise.all(nodes.clients.map((c) => c.pubsub("NUMSUB", channel)));
+        return subs.every((x) => Number(x[1]) === 1);
+      })
+      .toBe(true);
+    await expect
+      .poll(async () =>
+        (await Promise.all(nodes.clients.map((c) => c.hexists(h.key, "~waiters")))).every(Boolean),
+      )
+      .toBe(true);
+    const late = Array.from({ length: n - 1 }, (_, i) => i + 1);
+    await (await connectionKiller(clients, late))();
+    await h.release().catch(() => {}); // QuorumError: only node 0 answered; the rest follow in the background
+    const start = performance.now();
+    const got = await waiting;
+    expect(performance.now() - start).toBeLessThan(1_000);
+    await got.release();
+  });
+
   it("renewMany applies a quorum's refusal at once while another lock of the batch waits on a slow node", async () => {
     const slow = n - 1;
     const rl = createRedlock({ clients: nodes.clients, leaseMs: 1_500, nodeTimeoutMs: 150 });

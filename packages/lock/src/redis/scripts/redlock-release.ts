@@ -2,8 +2,8 @@
  * redlockRelease: `release` (release.ts) on one node of a Redlock quorum, without a count and with the owner
  * as the message. A node holds each owner once (re-entry is counted in the process, redlock/holds.ts), so the
  * release deletes the key whenever the owner holds it: run twice (a retry after a lost reply), the second
- * run answers not-owner and takes nothing from anyone. The message carries the owner, so a waiter subscribed
- * on N nodes can tell one release (published by each node) from the next. Independent nodes are never a
+ * run answers not-owner and takes nothing from anyone. The message carries the owner (each node publishes
+ * its own copy, and every copy wakes: see redlock/subscriber.ts). Independent nodes are never a
  * Cluster, so it always uses PUBLISH, and only when `~waiters` is marked, as release does;
  * test/redis/redlock-scripts.test.ts compares the two.
  * KEYS[1] lock hash, KEYS[2] channel
