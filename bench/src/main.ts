@@ -14,6 +14,7 @@ import { type BenchReport, machineInfo, mergeIntoLatest, writeResults } from "./
 import { api } from "./scenarios/api.js";
 import { clusterCost } from "./scenarios/cluster.js";
 import { contended } from "./scenarios/contended.js";
+import { crossProcess } from "./scenarios/cross-process.js";
 import { liveView } from "./scenarios/live-view.js";
 import { parallel } from "./scenarios/parallel.js";
 import { sequential } from "./scenarios/sequential.js";
@@ -26,6 +27,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   c: contended,
   d: watchdog,
   e: api,
+  f: crossProcess,
   g: liveView,
   h: clusterCost,
 };
@@ -34,7 +36,7 @@ const { values: args } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     "throughput-rounds": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,g,h" },
+    only: { type: "string", default: "a,b,c,d,e,f,g,h" },
     quick: { type: "boolean", default: false },
     /** Scenario (g) against another API build, e.g. the seed's live view: `--api-server path/to/server.js`. */
     "api-server": { type: "string" },

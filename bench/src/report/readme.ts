@@ -94,10 +94,12 @@ export function readmeSection(report: BenchReport): string {
       ? `API (e): ${api.rows.map((r) => `${r.id} ${num(r.values.reqPerSec?.median ?? Number.NaN, 0)} req/s`).join(", ")}.`
       : "API (e): pending.";
   const liveLine = liveViewLine(report.scenarios.find((s) => s.id === "g"));
+  const crossLine = crossProcessLine(report.scenarios.find((s) => s.id === "f"));
   return [
     `Medians of one \`npm run bench\` on ${report.machine.cpus}× ${report.machine.cpuModel}, Redis ${report.machine.redis}, Node ${report.machine.node} (${report.generatedAt.slice(0, 10)}). ${apiLine}`,
     "",
     ...(liveLine ? [liveLine, ""] : []),
+    ...(crossLine ? [crossLine, ""] : []),
     lines.join("\n"),
     "",
     ...[pgVersusRedis(report.scenarios.find((s) => s.id === "c"))].flatMap((line) =>
@@ -113,6 +115,29 @@ function liveViewLine(g: ScenarioResult | undefined): string | null {
   const v = (n: number, metric: string, digits: number) =>
     num(g.rows.find((r) => r.id === `n${n}`)?.values[metric]?.median ?? Number.NaN, digits);
   return `Live view (g), 1 000 held locks among 200 000 other keys: a new or released lock reaches all 50 subscribers in ${v(50, "p50", 0)} ms p50 / ${v(50, "p99", 0)} ms p99; Redis CPU while locks churn is ${v(0, "churnCpu", 1)} % of a core with no subscriber, ${v(1, "churnCpu", 1)} % with 1, ${v(5, "churnCpu", 1)} % with 5 and ${v(50, "churnCpu", 1)} % with 50; an idle subscriber receives ${v(50, "idleBytes", 0)} B/s.`;
+}
+
+/** (f) in one sentence: Lockyard against the floor and the fastest peer at each P, and on the Cluster. */
+function crossProcessLine(f: ScenarioResult | undefined): string | null {
+  if (!f || f.pending) return null;
+  const ps = [...new Set(f.rows.map((r) => r.values.processes?.median ?? 1).filter((p) => p > 1))];
+  const lockyard = (p: number) => f.rows.find((r) => r.id === `lockyard@${p}`);
+  const med = (p: number, metric: string, digits: number) =>
+    num(lockyard(p)?.values[metric]?.median ?? Number.NaN, digits);
+  const each = (metric: string, digits: number) => ps.map((p) => med(p, metric, digits)).join(" / ");
+  const floorWall = num(f.rows.find((r) => r.id === "floor")?.values.wallMs?.median ?? Number.NaN, 0);
+  const bestPeer = ps
+    .map((p) => {
+      const peers = f.rows.filter((r) => r.id.endsWith(`@${p}`) && !r.id.startsWith("lockyard@"));
+      const best = peers.sort(
+        (a, b) =>
+          (a.values.wallMs?.median ?? Number.POSITIVE_INFINITY) -
+          (b.values.wallMs?.median ?? Number.POSITIVE_INFINITY),
+      )[0];
+      return best ? `${best.label} ${num(best.values.wallMs?.median ?? Number.NaN, 0)} ms` : "–";
+    })
+    .join(" / ");
+  return `Across processes (f), (c)'s deduction split over ${ps.join(" / ")} processes: Lockyard ${each("wallMs", 0)} ms, ${each("xFloor", 2)}× the single-process floor (${floorWall} ms), ${each("lockCallsPerAcq", 1)} lock calls per acquisition, finish spread ${each("finishSpreadPct", 0)} % of wall, the fastest peer ${bestPeer}; on a 3-master Cluster Lockyard took ${each("clusterWallMs", 0)} ms.`;
 }
 
 /** Replaces the README's bench section between its markers; returns false when the markers are missing. */
