@@ -1,14 +1,12 @@
 import type { Locks } from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { pino } from "pino";
-import { RunRegistry } from "./demo/runs/registry.js";
-import { KeyedMutex } from "./lib/keyed-mutex.js";
-import { LockFeed } from "./locks/feed.js";
-import { lockSources } from "./locks/snapshot.js";
-import { createMetrics, type Metrics } from "./metrics.js";
+import type { RunRegistry } from "./demo/runs/registry.js";
+import type { KeyedMutex } from "./lib/keyed-mutex.js";
+import type { LockFeed } from "./locks/feed.js";
+import type { Metrics } from "./metrics.js";
 import type { PostgresMode } from "./postgres.js";
-import { Admission } from "./stock/admission.js";
+import type { Admission } from "./stock/admission.js";
 
 export interface Config {
   instanceId: string;
@@ -58,9 +56,6 @@ export interface Services {
   startedAt: number;
 }
 
-export type ServicesInput = Pick<Services, "redis" | "locks"> &
-  Partial<Omit<Services, "config">> & { config?: Partial<Config> };
-
 export interface RequestInfo {
   /** From `x-admin-token` or `authorization: Bearer`. */
   adminToken?: string | undefined;
@@ -68,50 +63,10 @@ export interface RequestInfo {
   clientAddress?: string | undefined;
 }
 
-/** Builds a context without HTTP, for tests (`createCaller`) and for the adapter below. */
-export async function createContextInner(services: ServicesInput, request: RequestInfo = {}) {
-  const config: Config = {
-    instanceId: "api-test",
-    redisUrl: "redis://127.0.0.1:6379",
-    redisTopology: "single",
-    apiUrls: [],
-    adminToken: undefined,
-    jobIntervalMs: 5000,
-    orderProcessingMs: 300,
-    redlockNodes: [],
-    postgresServer: null,
-    lockWaitMs: 30_000,
-    demoProducts: { ids: ["1001"], prefix: "demo-" },
-    maxScenarios: 2,
-    maxScenariosPerClient: 1,
-    orderRetentionMs: 24 * 3_600_000,
-    runRetentionS: 3_600,
-    ...services.config,
-  };
-  const redlock = services.redlock ?? null;
-  const postgres = services.postgres ?? null;
+/** A request's context, without HTTP: the adapter's factory below calls it, and tests with test/services.ts. */
+export async function createContextInner(services: Services, request: RequestInfo = {}) {
   return {
-    redis: services.redis,
-    locks: services.locks,
-    config,
-    redlock,
-    redlockReason: redlock ? null : (services.redlockReason ?? "REDLOCK_URLS is not set"),
-    postgres,
-    postgresReason: postgres ? null : (services.postgresReason ?? "DATABASE_URL is not set"),
-    localMutex: services.localMutex ?? new KeyedMutex(),
-    lockFeed:
-      services.lockFeed ??
-      new LockFeed({
-        redis: services.redis,
-        sources: () => lockSources({ locks: services.locks, redlock, postgres }),
-        instanceId: config.instanceId,
-        logger: services.logger ?? pino({ level: "silent" }),
-      }),
-    runs: services.runs ?? new RunRegistry(),
-    admission: services.admission ?? new Admission({ maxWaiters: 600, maxQueuedWorkMs: 15_000 }),
-    metrics: services.metrics ?? createMetrics(),
-    logger: services.logger ?? pino({ level: "silent" }),
-    startedAt: services.startedAt ?? Date.now(),
+    ...services,
     adminToken: request.adminToken,
     clientAddress: request.clientAddress,
   } satisfies Services & RequestInfo;

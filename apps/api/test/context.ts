@@ -4,11 +4,12 @@ import { createLocks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { inject } from "vitest";
-import { type Config, createContextInner, type ServicesInput } from "../src/context.js";
+import { type Config, createContextInner } from "../src/context.js";
 import { connectPostgres, type PostgresMode } from "../src/postgres.js";
 import { redisOptions, waitUntilReady } from "../src/redis.js";
 import { createCaller } from "../src/root.js";
 import { highestPgFence } from "../src/stock/pg-fence-floor.js";
+import { type ServicesInput, testServices } from "./services.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -85,13 +86,15 @@ export async function testContext(
         ...(opts.pgFenceFloor ? { fenceFloor: () => highestPgFence(redis) } : {}),
       })
     : null;
-  const ctx = await createContextInner({
-    ...opts,
-    redis,
-    locks,
-    ...(pg ? { postgres: pg.mode } : {}),
-    config: { instanceId, redisUrl, ...opts.config },
-  });
+  const ctx = await createContextInner(
+    testServices({
+      ...opts,
+      redis,
+      locks,
+      ...(pg ? { postgres: pg.mode } : {}),
+      config: { instanceId, redisUrl, ...opts.config },
+    }),
+  );
   return {
     ctx,
     redis,

@@ -9,6 +9,7 @@ import { createContextInner } from "../src/context.js";
 import { connectPostgres, type PostgresMode } from "../src/postgres.js";
 import { createCaller } from "../src/root.js";
 import { testContext, uid } from "./context.js";
+import { testServices } from "./services.js";
 
 let t: Awaited<ReturnType<typeof testContext>>;
 let server: { url: string; kill(sig?: string): Promise<void>; stop(): Promise<void> } | undefined;
@@ -56,7 +57,7 @@ describe("PostgreSQL unreachable, arriving late, and going away", () => {
     // What system.info and the burst say while it is unreachable; the other modes are untouched.
     const services = { redis: t.redis, locks: t.locks };
     const down = createCaller(
-      await createContextInner({ ...services, postgres: null, postgresReason: reason }),
+      await createContextInner(testServices({ ...services, postgres: null, postgresReason: reason })),
     );
     const info = await down.system.info();
     expect(info.modes.find((m) => m.mode === "postgres")).toMatchObject({ available: false, reason });
@@ -67,7 +68,7 @@ describe("PostgreSQL unreachable, arriving late, and going away", () => {
     // PostgreSQL starts after the API: the retry opens the mode without a restart.
     server = await startPostgres({ port });
     const opened = await until("the postgres mode to open", () => mode ?? undefined);
-    const up = createCaller(await createContextInner({ ...services, postgres: opened }));
+    const up = createCaller(await createContextInner(testServices({ ...services, postgres: opened })));
     expect(await up.stock.deduct({ productId, mode: "postgres" })).toMatchObject({ ok: true, stock: 3 });
     expect((await up.system.info()).postgres.available).toBe(true);
 

@@ -5,6 +5,7 @@ import { startCluster } from "../../../../scripts/lib/cluster.mjs";
 import { uid } from "../../test/context.js";
 import { LockEvents } from "../../test/lock-events.js";
 import { watchAll } from "../../test/runs.js";
+import { testServices } from "../../test/services.js";
 import { createContextInner } from "../context.js";
 import { cleanup } from "../jobs/scheduler.js";
 import { createRedis, targetString, waitUntilReady } from "../redis.js";
@@ -22,17 +23,19 @@ async function instance(name: string) {
   const redis = createRedis(target, { name });
   if (!(await waitUntilReady(redis, 10_000))) throw new Error("cluster client not ready");
   const locks = createLocks({ redis, instanceId: name, leaseMs: 2_000 });
-  const ctx = await createContextInner({
-    redis,
-    locks,
-    // The demo's child processes connect with redisUrl: the Cluster's seed nodes, as the API passes them.
-    config: {
-      instanceId: name,
-      redisTopology: "cluster",
-      redisUrl: targetString(target),
-      orderProcessingMs: 50,
-    },
-  });
+  const ctx = await createContextInner(
+    testServices({
+      redis,
+      locks,
+      // The demo's child processes connect with redisUrl: the Cluster's seed nodes, as the API passes them.
+      config: {
+        instanceId: name,
+        redisTopology: "cluster",
+        redisUrl: targetString(target),
+        orderProcessingMs: 50,
+      },
+    }),
+  );
   return {
     redis,
     caller: createCaller(ctx),
