@@ -108,7 +108,8 @@ test.describe("Flash sale panel", () => {
     const outcomes = await Promise.all(pages.map(outcome));
     expect([...outcomes].sort()).toEqual(["error", "verdict"]);
     const loser = pages[outcomes.indexOf("error")]!;
-    // DESIGN §5: one burst at a time, CONFLICT naming the running run. The dashboard shows the code and a sentence.
+    // One burst at a time across instances, CONFLICT naming the running run: the dashboard shows the code and
+    // a sentence.
     const error = loser.getByTestId("burst-error");
     await expect(error).toHaveAttribute("data-code", /^(CONFLICT|TOO_MANY_REQUESTS)$/);
     await expect(error).toContainText(/Busy|Too many requests/);

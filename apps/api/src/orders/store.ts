@@ -20,8 +20,8 @@ export async function readOrder(redis: Redis, orderId: string): Promise<Order | 
 }
 
 /**
- * Stores an order, which is also its idempotency record: it lives `retentionMs` (at least 24 h, DESIGN §2
- * Retention), whatever the traffic, and a resubmission inside that window replays it.
+ * Stores an order, which is also its idempotency record: it lives `retentionMs` (ORDER_RETENTION_HOURS, at
+ * least 24 h), whatever the traffic, and a resubmission inside that window replays it.
  */
 export async function storeOrder(redis: Redis, order: Order, retentionMs: number): Promise<void> {
   // Two transactions, not one: on a Cluster the record (its own slot) and the index (another) cannot share

@@ -16,7 +16,7 @@ export type FenceField = "fence" | "pgFence";
 
 /**
  * Applies delta only if `token` is not older than the highest token the stock has seen in `field` and the
- * result is not below zero (the library's fencedWrite, DESIGN §3).
+ * result is not below zero (the library's fencedWrite).
  */
 export async function fencedStockWrite(
   redis: Redis,

@@ -1,10 +1,10 @@
 import { lockKey } from "@lockyard/lock";
 
 /*
- * A product's keys share one hash tag, `{<productId>}` (DESIGN §2), so one Cluster slot holds its lock, fence
- * counter and release channel, its stock hash and the unsafe modes' barrier: the guarded write runs in the
- * release's batch, the read in the acquire's, and the barrier script reads the stock, which a Cluster allows
- * only within one slot.
+ * A product's keys share one hash tag, `{<productId>}` (the library's README, Keys), so one Cluster slot
+ * holds its lock, fence counter and release channel, its stock hash and the unsafe modes' barrier: the guarded
+ * write runs in the release's batch, the read in the acquire's, and the barrier script reads the stock, which
+ * a Cluster allows only within one slot.
  *
  * The library's tag is the whole encoded resource name (`lock:{<resource>}`), so the product's lock is named
  * by its bare id: resource `1001` → `lock:{1001}`, `fence:{1001}`, `stock:{1001}`. Ids are 1-64 of

@@ -32,7 +32,7 @@ export async function deductUnderRedisLock(
   const key = stockKey(productId);
   // The quantity is read in the acquire's round trip, after the grant: it is the value under the lock. The
   // read registers this holder's token on the stock, so a holder that lost the lock before us and writes
-  // after our read is refused as stale (DESIGN §3).
+  // after our read is refused as stale (the library's README, fencedRead).
   const lock = await ctx.locks.acquire(stockResource(productId), {
     waitMs,
     reads: fencedRead(key, ["qty"]),
