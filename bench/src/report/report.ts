@@ -28,13 +28,27 @@ export async function machineInfo(admin: Redis): Promise<BenchReport["machine"]>
   };
 }
 
+/**
+ * JSON has no Infinity or NaN (JSON.stringify writes null), so a merge used to turn a measured ∞ (e.g. a p99 that
+ * never arrived) into "–". They are written as strings and read back as numbers.
+ */
+const NON_FINITE = new Map<string, number>([
+  ["Infinity", Number.POSITIVE_INFINITY],
+  ["-Infinity", Number.NEGATIVE_INFINITY],
+  ["NaN", Number.NaN],
+]);
+const keepNonFinite = (_key: string, v: unknown): unknown =>
+  typeof v === "number" && !Number.isFinite(v) ? String(v) : v;
+const restoreNonFinite = (_key: string, v: unknown): unknown =>
+  typeof v === "string" && NON_FINITE.has(v) ? NON_FINITE.get(v) : v;
+
 /** Writes bench/results/<name>.{md,json} (latest for full runs; anything else is git-ignored). */
 export function writeResults(report: BenchReport, name: string): { md: string; dir: string } {
   const dir = repoPath("bench/results/");
   mkdirSync(dir, { recursive: true });
   const md = markdown(report);
   writeFileSync(path.join(dir, `${name}.md`), md);
-  writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(report, keepNonFinite, 2)}\n`);
   return { md, dir };
 }
 
@@ -45,7 +59,7 @@ export function writeResults(report: BenchReport, name: string): { md: string; d
 export function mergeIntoLatest(partial: BenchReport): BenchReport | null {
   const file = repoPath("bench/results/latest.json");
   if (!existsSync(file)) return null;
-  const latest = JSON.parse(readFileSync(file, "utf8")) as BenchReport;
+  const latest = JSON.parse(readFileSync(file, "utf8"), restoreNonFinite) as BenchReport;
   const ids = partial.scenarios.map((s) => s.id);
   const scenarios = latest.scenarios.filter((s) => !ids.includes(s.id));
   scenarios.push(...partial.scenarios);
