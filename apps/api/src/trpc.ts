@@ -1,9 +1,9 @@
+import { isRedisUnavailable } from "@lockyard/lock";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context.js";
 import { BurstRunningError } from "./demo/burst-running-error.js";
-import { isRedisUnavailable } from "./lib/redis-errors.js";
 import { sameSecret } from "./lib/same-secret.js";
 
 // `meta.openapi` exposes a procedure as a REST route (router/seed.ts, http/rest.ts).

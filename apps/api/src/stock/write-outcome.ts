@@ -1,7 +1,8 @@
+import { isRedisUnavailable } from "@lockyard/lock";
 import { TRPCError } from "@trpc/server";
-import { isRedisUnavailable } from "../lib/redis-errors.js";
 
-// ioredis refused to send: nothing reached Redis, so the plain "try again" is the truth.
+// Narrower than isRedisUnavailable (which also covers "sent, reply lost"): ioredis refused to send, nothing
+// reached Redis, so the plain "try again" is the truth.
 const NEVER_SENT = /Stream isn't writeable|enableOfflineQueue/;
 
 /**

@@ -1,17 +1,46 @@
-const CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "ENOTCONN"]);
+const CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTCONN",
+  "EHOSTUNREACH",
+]);
 const NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError"]);
 const MESSAGES =
-  /connection is closed|stream isn't writeable|offline queue|command timed out|none of startup nodes|failed to refresh slots/i;
+  /connection is closed|stream isn't writeable|offline queue|command timed out|reached the max retries|none of startup nodes|failed to refresh slots/i;
+// Redis answers LOADING while it reads its dataset after a restart: it ran nothing, and will serve soon.
+const LOADING = /^LOADING\b/;
+/** How deep a wrapped error (`cause`) is looked into: the library and the API wrap at most twice. */
+const CAUSE_DEPTH = 5;
 
 /**
- * True when a command failed without any reply from Redis (socket closed or refused, offline queue off or
- * flushed, retries exhausted), as opposed to a reply error (WRONGTYPE, NOSCRIPT…), which is Redis's answer.
+ * True when Redis is unreachable right now rather than answering: a command failed without any reply
+ * (socket closed or refused, offline queue off or flushed, retries exhausted, no Cluster node reachable),
+ * or Redis answered LOADING (restarting: the command did not run). A reply error (WRONGTYPE, NOSCRIPT…) is
+ * Redis's answer and is not. Errors that wrap one of these in `cause` count too.
  */
 export function isConnectionError(err: unknown): boolean {
-  if (typeof err !== "object" || err === null) return false;
-  const e = err as { name?: unknown; code?: unknown; message?: unknown };
-  if (e.name === "ReplyError") return false;
+  let e: unknown = err;
+  for (let depth = 0; depth < CAUSE_DEPTH && typeof e === "object" && e !== null; depth++) {
+    if (isUnavailable(e as ErrorLike)) return true;
+    e = (e as ErrorLike).cause;
+  }
+  return false;
+}
+
+interface ErrorLike {
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+}
+
+function isUnavailable(e: ErrorLike): boolean {
+  const message = typeof e.message === "string" ? e.message : "";
+  if (e.name === "ReplyError") return LOADING.test(message);
   if (typeof e.name === "string" && NAMES.has(e.name)) return true;
   if (typeof e.code === "string" && CODES.has(e.code)) return true;
-  return typeof e.message === "string" && MESSAGES.test(e.message);
+  return MESSAGES.test(message);
 }
