@@ -1,5 +1,4 @@
-import type { Services } from "../context.js";
-import type { LockInfo, Locks } from "../lock.js";
+import type { LockInfo, Locks } from "@lockyard/lock";
 import type { LockStore, LockView } from "../types.js";
 import { LOCK_PREFIX } from "./keys.js";
 import { type RedisClient, scanLocks } from "./read.js";
@@ -14,8 +13,15 @@ export interface LockSource {
   optional: boolean;
 }
 
+/** The stores a context may have (context.ts's Services has these); typed here so locks/ never imports it. */
+export interface LockStores {
+  locks: Locks;
+  redlock: Locks | null;
+  postgres: { locks: Locks } | null;
+}
+
 /** Every store whose locks the dashboard shows; read per call, since optional stores come and go. */
-export function lockSources(ctx: Pick<Services, "locks" | "redlock" | "postgres">): LockSource[] {
+export function lockSources(ctx: LockStores): LockSource[] {
   const sources: LockSource[] = [{ store: "redis", locks: ctx.locks, optional: false }];
   if (ctx.redlock) sources.push({ store: "redlock", locks: ctx.redlock, optional: true });
   if (ctx.postgres) sources.push({ store: "postgres", locks: ctx.postgres.locks, optional: true });

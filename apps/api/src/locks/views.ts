@@ -1,4 +1,4 @@
-import type { LockInfo } from "../lock.js";
+import type { LockInfo } from "@lockyard/lock";
 import type { LockOwnerView, LockStore, LockView } from "../types.js";
 import type { RawLock } from "./read.js";
 
