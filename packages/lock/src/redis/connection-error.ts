@@ -9,7 +9,7 @@ const CODES = new Set([
 ]);
 const NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError"]);
 const MESSAGES =
-  /connection is closed|stream isn't writeable|offline queue|command timed out|reached the max retries|none of startup nodes|failed to refresh slots/i;
+  /connection is closed|stream isn't writeable|offline queue|enableofflinequeue|cluster isn't ready|command timed out|reached the max retries|connect etimedout|none of startup nodes|failed to refresh slots/i;
 // Redis answers LOADING while it reads its dataset after a restart: it ran nothing, and will serve soon.
 const LOADING = /^LOADING\b/;
 /** How deep a wrapped error (`cause`) is looked into: the library and the API wrap at most twice. */

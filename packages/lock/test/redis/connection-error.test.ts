@@ -10,6 +10,10 @@ describe("isRedisUnavailable: the one classifier of 'Redis is not answering' (li
       isRedisUnavailable(new Error("Stream isn't writeable and enableOfflineQueue options is false")),
     ).toBe(true);
     expect(isRedisUnavailable(new Error("Command timed out"))).toBe(true);
+    // A Cluster with every node down and its offline queue off (the API's setting) refuses at once.
+    expect(isRedisUnavailable(new Error("Cluster isn't ready and enableOfflineQueue options is false"))).toBe(
+      true,
+    );
     expect(isRedisUnavailable(Object.assign(new Error("x"), { name: "MaxRetriesPerRequestError" }))).toBe(
       true,
     );
