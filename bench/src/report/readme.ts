@@ -95,8 +95,13 @@ export function readmeSection(report: BenchReport): string {
       : "API (e): pending.";
   const liveLine = liveViewLine(report.scenarios.find((s) => s.id === "g"));
   const crossLine = crossProcessLine(report.scenarios.find((s) => s.id === "f"));
+  // Scenarios re-run alone since the full run were measured another day, maybe on a differently loaded machine.
+  const rerun = (report.merged ?? [])
+    .map((m) => `${m.scenarios.join(", ")} re-run ${m.at.slice(0, 10)}`)
+    .join("; ");
+  const when = rerun ? `${report.generatedAt.slice(0, 10)}; ${rerun}` : report.generatedAt.slice(0, 10);
   return [
-    `Medians of one \`npm run bench\` on ${report.machine.cpus}× ${report.machine.cpuModel}, Redis ${report.machine.redis}, Node ${report.machine.node} (${report.generatedAt.slice(0, 10)}). ${apiLine}`,
+    `Medians of one \`npm run bench\` on ${report.machine.cpus}× ${report.machine.cpuModel}, Redis ${report.machine.redis}, Node ${report.machine.node} (${when}). ${apiLine}`,
     "",
     ...(liveLine ? [liveLine, ""] : []),
     ...(crossLine ? [crossLine, ""] : []),
