@@ -62,6 +62,31 @@ describe.each([3, 5])("Redlock over %i nodes", (n) => {
     for (const c of nodes.clients) expect(await c.exists(`lock:{${r}}`)).toBe(0);
   });
 
+  it("a re-entry of a hold a quorum lost, or one whose lease ran out unrenewed, rejects with LockLostError", async () => {
+    // Granting it afresh instead would hand the owner a new hold that the outer hold's release then deletes.
+    const rl = redlock();
+    const r = uniq("rl.reenter-lost");
+    const outer = await rl.acquire(r, { leaseMs: 5_000 });
+    for (const c of nodes.clients) await c.del(outer.key);
+    const refused = await rl.acquire(r, { owner: outer.owner }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LockLostError);
+    expect((refused as LockLostError).reason).toBe("renew-refused");
+    for (const c of nodes.clients) expect(await c.exists(outer.key)).toBe(0);
+    // Lost stays lost for this owner until its holds are given back.
+    expect(await rl.acquire(r, { owner: outer.owner }).catch((e: unknown) => e)).toBeInstanceOf(
+      LockLostError,
+    );
+    expect(await outer.release()).toBe("not-owner");
+
+    const r2 = uniq("rl.reenter-expired");
+    const fixed = await rl.acquire(r2, { leaseMs: 150 });
+    await sleep(200);
+    const late = await rl.acquire(r2, { owner: fixed.owner }).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(LockLostError);
+    expect((late as LockLostError).reason).toBe("expired");
+    for (const c of nodes.clients) expect(await c.exists(fixed.key)).toBe(0);
+  });
+
   it("re-enters inside withLock through the scope", async () => {
     const rl = redlock();
     const r = uniq("rl.scope");
