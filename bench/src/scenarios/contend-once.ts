@@ -13,59 +13,75 @@ export interface ContendOutcome {
   overlaps: number;
 }
 
+/** One task's fate: the lock call failed or timed out, or it held the lock from `heldFrom` to `heldTo`. */
+export type TaskOutcome =
+  | { kind: "error" }
+  | { kind: "timeout" }
+  | {
+      kind: "held";
+      waitedMs: number;
+      heldFrom: number;
+      heldTo: number;
+      decremented: boolean;
+      releaseFailed: boolean;
+    };
+
 /**
- * `tasks` concurrent contenders on one key, each wanting the lock once and doing GET → `workMs` → SET stock−1
- * under it (a task that sees stock 0 still takes the lock but writes nothing).
+ * One contender task: wants the lock once and does GET → `workMs` → SET stock−1 under it (a task that sees
+ * stock 0 still takes the lock but writes nothing). Shared by (c) and by each process of (f).
  */
+export async function deductTask(
+  c: Contender,
+  work: Redis,
+  opts: { key: string; stockKey: string; workMs: number },
+): Promise<TaskOutcome> {
+  const asked = performance.now();
+  let h: Awaited<ReturnType<Contender["acquire"]>>;
+  try {
+    h = await c.acquire(opts.key);
+  } catch {
+    return { kind: "error" };
+  }
+  if (!h) return { kind: "timeout" };
+  const heldFrom = performance.now();
+  let decremented = false;
+  let heldTo = heldFrom;
+  let releaseFailed = false;
+  try {
+    const stock = Number(await work.get(opts.stockKey));
+    await sleep(opts.workMs);
+    if (stock > 0) {
+      await work.set(opts.stockKey, stock - 1);
+      decremented = true;
+    }
+  } finally {
+    heldTo = performance.now();
+    await h.release().catch(() => {
+      releaseFailed = true;
+    });
+  }
+  return { kind: "held", waitedMs: heldFrom - asked, heldFrom, heldTo, decremented, releaseFailed };
+}
+
+/** `tasks` concurrent deductTask contenders on one key, from stock `stock`. */
 export async function contendOnce(
   c: Contender,
   work: Redis,
   opts: { key: string; stockKey: string; tasks: number; stock: number; workMs: number },
 ): Promise<ContendOutcome> {
   await work.set(opts.stockKey, opts.stock);
-  const holds: [number, number][] = [];
-  let timeouts = 0;
-  let errors = 0;
-  let decrements = 0;
   const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: opts.tasks }, async () => {
-      let h: Awaited<ReturnType<Contender["acquire"]>>;
-      try {
-        h = await c.acquire(opts.key);
-      } catch {
-        errors++;
-        return;
-      }
-      if (!h) {
-        timeouts++;
-        return;
-      }
-      const start = performance.now();
-      try {
-        const stock = Number(await work.get(opts.stockKey));
-        await sleep(opts.workMs);
-        if (stock > 0) {
-          await work.set(opts.stockKey, stock - 1);
-          decrements++;
-        }
-      } finally {
-        holds.push([start, performance.now()]);
-        await h.release().catch(() => {
-          errors++;
-        });
-      }
-    }),
-  );
+  const outcomes = await Promise.all(Array.from({ length: opts.tasks }, () => deductTask(c, work, opts)));
   const wallMs = performance.now() - t0;
+  const held = outcomes.filter((o) => o.kind === "held");
   return {
     wallMs,
-    acquired: holds.length,
-    timeouts,
-    errors,
-    decrements,
+    acquired: held.length,
+    timeouts: outcomes.filter((o) => o.kind === "timeout").length,
+    errors: outcomes.filter((o) => o.kind === "error").length + held.filter((o) => o.releaseFailed).length,
+    decrements: held.filter((o) => o.decremented).length,
     finalStock: Number(await work.get(opts.stockKey)),
-    overlaps: countOverlaps(holds),
+    overlaps: countOverlaps(held.map((o) => [o.heldFrom, o.heldTo])),
   };
 }
 

@@ -1,7 +1,6 @@
 // One process of scenario (f), forked by cross-process.ts: its share of the contended deduction on one key, with
 // its own connections, started by the parent's barrier. Commands are counted here, in the process that sends
 // them, and the totals go back over IPC.
-import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks } from "@lockyard/lock";
 import { Cluster, type Redis } from "ioredis";
 import { floor } from "../contenders/floor.js";
@@ -12,7 +11,7 @@ import { redlock } from "../contenders/redlock.js";
 import { seedDesign } from "../contenders/seed.js";
 import type { Contender, ContenderFactory } from "../contenders/types.js";
 import { callsDelta, clientCalls, connect, installCommandCounter } from "../harness/connections.js";
-import { contendOnce } from "./contend-once.js";
+import { contendOnce, deductTask } from "./contend-once.js";
 
 export interface WorkerSpec {
   /** A contender id: floor, lockyard, redis-semaphore, redlock or seed. */
@@ -97,40 +96,15 @@ async function runShare(
   work: Redis,
   spec: WorkerSpec,
 ): Promise<Omit<WorkerResult, "lockCalls" | "lockCallsTotal">> {
-  const waits: number[] = [];
-  let timeouts = 0;
-  let errors = 0;
-  let decrements = 0;
-  await Promise.all(
-    Array.from({ length: spec.tasks }, async () => {
-      const asked = performance.now();
-      let h: Awaited<ReturnType<Contender["acquire"]>>;
-      try {
-        h = await c.acquire(spec.key);
-      } catch {
-        errors++;
-        return;
-      }
-      if (!h) {
-        timeouts++;
-        return;
-      }
-      waits.push(performance.now() - asked);
-      try {
-        const stock = Number(await work.get(spec.stockKey));
-        await sleep(spec.workMs);
-        if (stock > 0) {
-          await work.set(spec.stockKey, stock - 1);
-          decrements++;
-        }
-      } finally {
-        await h.release().catch(() => {
-          errors++;
-        });
-      }
-    }),
-  );
-  return { acquired: waits.length, timeouts, errors, decrements, waits };
+  const outcomes = await Promise.all(Array.from({ length: spec.tasks }, () => deductTask(c, work, spec)));
+  const held = outcomes.filter((o) => o.kind === "held");
+  return {
+    acquired: held.length,
+    timeouts: outcomes.filter((o) => o.kind === "timeout").length,
+    errors: outcomes.filter((o) => o.kind === "error").length + held.filter((o) => o.releaseFailed).length,
+    decrements: held.filter((o) => o.decremented).length,
+    waits: held.map((o) => o.waitedMs),
+  };
 }
 
 async function main(): Promise<void> {

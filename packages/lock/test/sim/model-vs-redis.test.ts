@@ -421,12 +421,7 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
           () => model.release(k.lock, k.channel, k.fence, o, l, t.model),
         );
         if (!got) break;
-        const [r, mr] = got;
-        if (s.bothOk(label, r, mr)) {
-          if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
-            s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
-          countRelease(stats, (r.value as number[])[0]!);
-        } else stats.errors++;
+        checkRelease(s, label, got, stats);
       } else if (roll < 46) {
         const picked = Array.from({ length: rng.int(1, 3) }, () => ({
           i: pickRes(),
@@ -557,12 +552,7 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
           () => model.redlockRelease(k.lock, k.channel, o, l),
         );
         if (!got) break;
-        const [r, mr] = got;
-        if (s.bothOk(label, r, mr)) {
-          if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
-            s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
-          countRelease(stats, (r.value as number[])[0]!);
-        } else stats.errors++;
+        checkRelease(s, label, got, stats);
       } else if (roll < 84) {
         // Real time passes: short leases run out.
         await sleep(rng.int(1, 25));
@@ -640,6 +630,17 @@ function checkAcquire(s: Sequence, label: string, i: number, r: number[], m: num
     if (r[2] !== 0 || m[2] !== 0 || Math.abs(r[1]! - m[1]!) > TTL_SLACK || r[1]! < 0 !== m[1]! < 0)
       s.fail(`${label}: refused with ${JSON.stringify(r)} in Redis, ${JSON.stringify(m)} in the model`);
   }
+}
+
+/** A single release's replies (either family) must be identical; counted by outcome. */
+function checkRelease(s: Sequence, label: string, [r, mr]: [Reply, Reply], stats: Stats): void {
+  if (!s.bothOk(label, r, mr)) {
+    stats.errors++;
+    return;
+  }
+  if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
+    s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
+  countRelease(stats, (r.value as number[])[0]!);
 }
 
 function countRelease(stats: Stats, code: number): void {
