@@ -35,6 +35,7 @@ export interface LockBackend {
     owner: string,
     leaseMs: number,
     token: number | null,
+    listener?: ReleaseListener,
   ): Promise<ReleaseReply>;
   /**
    * Optional (Redis stores): issues the caller's write, then the release, so that Redis runs the write while
@@ -48,6 +49,7 @@ export interface LockBackend {
     owner: string,
     leaseMs: number,
     token: number | null,
+    listener?: ReleaseListener,
   ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> };
   /**
    * Optional: true when a failed call never got an answer from the store (connection-class error), so a
@@ -68,7 +70,6 @@ export interface LockBackend {
 
 /** A success carries the promise of the attempt's `reads`, when it had some. */
 export type AcquireReply = [1, number, number | null, Promise<unknown>?] | [0, number];
-/** Read-only commands issued on the lock's own client right after an acquire attempt. */
 /**
  * Read-only commands a store issues right after an acquire attempt. The core never calls it: it only passes
  * it to the store, so the client type is the store's business (`never` here; the Redis store's public type
@@ -82,10 +83,18 @@ export interface LockKeys {
   fence: string;
   owner: string;
 }
-/** A write issued on the lock's own client right before the release. */
 /** A write a store issues right before a release (the client type is the store's business, as for ReadsFn). */
 export type WriteFn<T> = (client: never) => Promise<T>;
 export type ReleaseReply = [0 | 1 | 2, number?];
+/**
+ * Hears a release's answer where the store delivers it. A store whose commands share one ordered connection
+ * (the single Redis) calls it before it delivers the answer of any command sent later, so the "released"
+ * event the core emits here precedes the next owner's grant; other stores may skip it (the core then hears
+ * the answer from the returned promise).
+ */
+export interface ReleaseListener {
+  releaseReplied(reply: ReleaseReply): void;
+}
 
 export interface RenewItem {
   key: string;

@@ -7,7 +7,7 @@ import {
 } from "../errors.js";
 import type { LockEvent } from "../events.js";
 import type { LockHandle, ReleasedAfter, ReleaseResult } from "../types.js";
-import type { LockBackend, ReleaseReply, WriteFn } from "./backend.js";
+import type { LockBackend, ReleaseListener, ReleaseReply, WriteFn } from "./backend.js";
 import type { Clock } from "./clock.js";
 
 /** What a handle needs from the Locks that made it. */
@@ -45,7 +45,7 @@ export interface HandleInit {
  * One acquisition (a re-entry is its own handle). Watchdog state lives here so the scheduler needs
  * no per-lock timer; the AbortController is made only if someone reads `signal`.
  */
-export class Handle implements LockHandle {
+export class Handle implements LockHandle, ReleaseListener {
   state: HandleState = "held";
   readonly resource: string;
   readonly key: string;
@@ -63,6 +63,9 @@ export class Handle implements LockHandle {
   renewing = false;
   lostError: LockLostError | undefined;
   reads: Promise<unknown> | undefined;
+  /** Whether the handle still counted as held when its release was sent, and that release's result once heard. */
+  private heldAtRelease = false;
+  private releaseResult: ReleaseResult | undefined;
   private ac: AbortController | undefined;
 
   constructor(
@@ -135,14 +138,36 @@ export class Handle implements LockHandle {
     this.usable();
     const wasHeld = this.markReleased();
     if (this.host.superseded(this)) return this.releasedAs([0], wasHeld);
+    this.heldAtRelease = wasHeld;
     let reply: ReleaseReply;
     try {
-      reply = await this.host.backend.release(this.resource, this.key, this.owner, this.leaseMs, this.token);
+      reply = await this.host.backend.release(
+        this.resource,
+        this.key,
+        this.owner,
+        this.leaseMs,
+        this.token,
+        this,
+      );
     } catch (err) {
       this.host.releaseFailed(this, err);
       throw err;
     }
-    return this.releasedAs(reply, wasHeld);
+    return this.releaseOutcome(reply);
+  }
+
+  /**
+   * The release's outcome is applied (and its event emitted) where the store delivers the answer, so it keeps
+   * the store's order against the next owner's grant; `releaseOutcome` applies it from the promise if the
+   * store did not call this.
+   */
+  releaseReplied(reply: ReleaseReply): void {
+    this.releaseResult ??= this.releasedAs(reply, this.heldAtRelease);
+  }
+
+  private releaseOutcome(reply: ReleaseReply): ReleaseResult {
+    this.releaseReplied(reply);
+    return this.releaseResult!;
   }
 
   async releaseAfter<T>(write: WriteFn<T>): Promise<ReleasedAfter<T>> {
@@ -155,7 +180,16 @@ export class Handle implements LockHandle {
       const result = this.releasedAs([0], wasHeld);
       return { result, write: { status: "rejected", reason: this.lostError } };
     }
-    const r = backend.releaseAfter(write, this.resource, this.key, this.owner, this.leaseMs, this.token);
+    this.heldAtRelease = wasHeld;
+    const r = backend.releaseAfter(
+      write,
+      this.resource,
+      this.key,
+      this.owner,
+      this.leaseMs,
+      this.token,
+      this,
+    );
     let reply: ReleaseReply;
     try {
       reply = await r.reply;
@@ -163,8 +197,7 @@ export class Handle implements LockHandle {
       this.host.releaseFailed(this, err);
       throw err;
     }
-    // The release's answer first: its event must not trail the next owner's "acquired".
-    const result = this.releasedAs(reply, wasHeld);
+    const result = this.releaseOutcome(reply);
     return { result, write: await r.write };
   }
 

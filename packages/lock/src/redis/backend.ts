@@ -1,8 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
-import type { LockBackend, RenewItem } from "../core/backend.js";
+import type { LockBackend, ReleaseListener, RenewItem } from "../core/backend.js";
 import { fenceKey, releaseChannel } from "../resource.js";
-import { batchedScripts } from "./batch.js";
+import { batchedScripts, type ReleaseTarget } from "./batch.js";
 import { isConnectionError } from "./connection-error.js";
+import { anyOrder, inOrderOn } from "./in-order.js";
 import { listRedis } from "./list.js";
 import { acquireThenRead, writeThenRelease } from "./reads.js";
 import { type RedisClient, type ScriptCommands, withScripts } from "./scripts/index.js";
@@ -20,18 +21,28 @@ export const RENEW_CAP = 500;
 export function createRedisBackend(redis: RedisClient, prefix: string): LockBackend {
   const cmd = withScripts(redis);
   const sharded = (redis as { isCluster?: boolean }).isCluster === true;
-  const batched = batchedScripts(cmd, sharded);
-  const target = (resource: string, key: string, owner: string, leaseMs: number, token: number | null) => ({
+  // Answers in the order Redis ran the commands (in-order.ts); a Cluster's connections have no common order.
+  const order = sharded ? anyOrder : inOrderOn(redis);
+  const batched = batchedScripts(cmd, sharded, order);
+  const target = (
+    resource: string,
+    key: string,
+    owner: string,
+    leaseMs: number,
+    token: number | null,
+    listener: ReleaseListener | undefined,
+  ): ReleaseTarget => ({
     key,
     channel: releaseChannel(resource, prefix),
     fence: fenceKey(resource, prefix),
     owner,
     leaseMs,
     token,
+    listener,
   });
   return {
     acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
-      if (reads) return acquireThenRead(redis, cmd, batched, key, owner, leaseMs, moreWaiters, reads);
+      if (reads) return acquireThenRead(redis, cmd, batched, order, key, owner, leaseMs, moreWaiters, reads);
       return batched.acquire(key, fenceKey(resource, prefix), owner, leaseMs, moreWaiters);
     },
     canRead: true,
@@ -39,11 +50,17 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
       return (await cmd.lockyardRenew(key, owner, leaseMs)) === 1;
     },
     renewMany: (items) => renewMany(cmd, items, sharded),
-    release(resource, key, owner, leaseMs, token) {
-      return batched.release(target(resource, key, owner, leaseMs, token));
+    release(resource, key, owner, leaseMs, token, listener) {
+      return batched.release(target(resource, key, owner, leaseMs, token, listener));
     },
-    releaseAfter(write, resource, key, owner, leaseMs, token) {
-      return writeThenRelease(redis, batched, write, target(resource, key, owner, leaseMs, token), sharded);
+    releaseAfter(write, resource, key, owner, leaseMs, token, listener) {
+      return writeThenRelease(
+        redis,
+        batched,
+        write,
+        target(resource, key, owner, leaseMs, token, listener),
+        sharded,
+      );
     },
     noReply: isConnectionError,
     list(match, count, limit) {

@@ -1,5 +1,6 @@
 import { ReplyError } from "ioredis";
-import type { AcquireReply, ReleaseReply } from "../core/backend.js";
+import type { AcquireReply, ReleaseListener, ReleaseReply } from "../core/backend.js";
+import type { InOrder } from "./in-order.js";
 import type { ScriptCommands } from "./scripts/index.js";
 import { keySlot } from "./slot.js";
 import { BATCH_CAP, chunks, type Pending, tickBatcher } from "./tick-batch.js";
@@ -21,6 +22,8 @@ export interface ReleaseTarget {
   leaseMs: number;
   /** The token the hold was granted with; null when unknown (no token check). */
   token: number | null;
+  /** Hears the answer at delivery, before any command sent after it is answered (see in-order.ts). */
+  listener: ReleaseListener | undefined;
 }
 
 /**
@@ -45,7 +48,7 @@ const releaseSlot = (c: ReleaseCall) => keySlot(c.target.key);
  * Cluster, at most BATCH_CAP locks each): one command, one socket write and one script dispatch instead of
  * one per lock. A batch of one uses the single-lock script. A failed call rejects every caller in it.
  */
-export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
+export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InOrder): Batched {
   const shardedFlag = sharded ? "1" : "0";
   const group = sharded ? bySlot : undefined;
   const releaseGroup = sharded ? releaseSlot : undefined;
@@ -54,11 +57,11 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
     for (const part of chunks(batch, BATCH_CAP, group)) {
       if (part.length === 1) {
         const c = part[0]!;
-        (cmd.lockyardAcquire(c.key, c.fence, c.owner, c.leaseMs, c.more) as Promise<AcquireReply>).then(
-          c.resolve,
-          c.reject,
+        order.track(
+          cmd.lockyardAcquire(c.key, c.fence, c.owner, c.leaseMs, c.more) as Promise<AcquireReply>,
+          c,
         );
-      } else sendAcquireMany(cmd, part);
+      } else sendAcquireMany(cmd, part, order);
     }
   });
 
@@ -67,7 +70,7 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
       if (part.length === 1) {
         const c = part[0]!;
         const t = c.target;
-        (
+        order.track(
           cmd.lockyardRelease(
             t.key,
             t.channel,
@@ -76,9 +79,16 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
             t.leaseMs,
             shardedFlag,
             tokenArg(t.token),
-          ) as Promise<ReleaseReply>
-        ).then(c.resolve, c.reject);
-      } else sendReleaseMany(cmd, part, shardedFlag);
+          ) as Promise<ReleaseReply>,
+          {
+            resolve: (reply) => {
+              t.listener?.releaseReplied(reply);
+              c.resolve(reply);
+            },
+            reject: c.reject,
+          },
+        );
+      } else sendReleaseMany(cmd, part, shardedFlag, order);
     }
   });
 
@@ -94,7 +104,7 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean): Batched {
   };
 }
 
-function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[]): void {
+function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[], order: InOrder): void {
   const n = part.length;
   const args: (string | number)[] = new Array(n * 5);
   for (let i = 0; i < n; i++) {
@@ -105,8 +115,8 @@ function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[]): void {
     args[2 * n + 3 * i + 1] = c.leaseMs;
     args[2 * n + 3 * i + 2] = c.more;
   }
-  cmd.lockyardAcquireMany(2 * n, ...args).then(
-    (out) => {
+  order.track(cmd.lockyardAcquireMany(2 * n, ...args), {
+    resolve: (out) => {
       for (let i = 0; i < n; i++) {
         const c = part[i]!;
         const ok = out[3 * i];
@@ -115,10 +125,10 @@ function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[]): void {
         else c.reject(new ReplyError(String(out[3 * i + 1])));
       }
     },
-    (err: unknown) => {
+    reject: (err: unknown) => {
       for (const c of part) c.reject(err);
     },
-  );
+  });
 }
 
 /** A token as the release script compares it: the decimal string the acquire script stored, or "" for none. */
@@ -126,7 +136,12 @@ function tokenArg(token: number | null): string {
   return token === null ? "" : String(token);
 }
 
-function sendReleaseMany(cmd: ScriptCommands, part: ReleaseCall[], shardedFlag: string): void {
+function sendReleaseMany(
+  cmd: ScriptCommands,
+  part: ReleaseCall[],
+  shardedFlag: string,
+  order: InOrder,
+): void {
   const n = part.length;
   const args: (string | number)[] = new Array(n * 6 + 1);
   args[3 * n] = shardedFlag;
@@ -139,17 +154,20 @@ function sendReleaseMany(cmd: ScriptCommands, part: ReleaseCall[], shardedFlag: 
     args[3 * n + 2 + 3 * i] = t.leaseMs;
     args[3 * n + 3 + 3 * i] = tokenArg(t.token);
   }
-  cmd.lockyardReleaseMany(3 * n, ...args).then(
-    (out) => {
+  order.track(cmd.lockyardReleaseMany(3 * n, ...args), {
+    resolve: (out) => {
       for (let i = 0; i < n; i++) {
         const c = part[i]!;
         const code = out[2 * i];
-        if (code === 0 || code === 1 || code === 2) c.resolve([code, out[2 * i + 1] as number]);
-        else c.reject(new ReplyError(String(out[2 * i + 1])));
+        if (code === 0 || code === 1 || code === 2) {
+          const reply: ReleaseReply = [code, out[2 * i + 1] as number];
+          c.target.listener?.releaseReplied(reply);
+          c.resolve(reply);
+        } else c.reject(new ReplyError(String(out[2 * i + 1])));
       }
     },
-    (err: unknown) => {
+    reject: (err: unknown) => {
       for (const c of part) c.reject(err);
     },
-  );
+  });
 }

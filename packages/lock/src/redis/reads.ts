@@ -5,6 +5,7 @@ import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "../
 import { fenceKeyOf } from "../resource.js";
 import type { ReadsFn as RedisReads, WriteFn as RedisWrite } from "../types.js";
 import type { Batched, ReleaseTarget } from "./batch.js";
+import type { InOrder } from "./in-order.js";
 import { acquire } from "./scripts/acquire.js";
 import type { RedisClient, ScriptCommands } from "./scripts/index.js";
 
@@ -47,6 +48,7 @@ export function acquireThenRead(
   redis: RedisClient,
   cmd: ScriptCommands,
   batched: Batched,
+  order: InOrder,
   key: string,
   owner: string,
   leaseMs: number,
@@ -58,30 +60,31 @@ export function acquireThenRead(
     return clusterAcquireThenRead(redis, batched, lock, leaseMs, more, reads);
   }
   const flag = more ? "1" : "0";
-  let attempt!: Promise<unknown>;
   let read!: Promise<unknown>;
-  corked(redis, () => {
-    // Plain EVALSHA, not the defined command: on NOSCRIPT ioredis would re-send that one after the reads.
-    attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, lock.fence, owner, leaseMs, flag);
-    read = (reads as RedisReads)(redis, lock);
-  });
-  // The caller may never look at a failed attempt's read: its rejection must not go unhandled.
-  read.catch(noop);
-  return attempt
-    .catch(async (err: unknown) => {
-      if (!String((err as Error)?.message).includes("NOSCRIPT")) throw err;
-      // Redis lacked the script, so the reads ran before any grant: acquire as usual, then read again.
-      const r = (await cmd.lockyardAcquire(key, lock.fence, owner, leaseMs, flag)) as AcquireReply;
-      if (r[0] === 1) {
-        read = (reads as RedisReads)(redis, lock);
-        read.catch(noop);
-      }
-      return r;
-    })
-    .then((reply) => {
-      const r = reply as AcquireReply;
-      return r[0] === 1 ? [1, r[1], r[2], read] : r;
+  const answered = (reply: unknown): AcquireReply => {
+    const r = reply as AcquireReply;
+    return r[0] === 1 ? [1, r[1], r[2], read] : r;
+  };
+  // Redis lacked the script, so the reads ran before any grant: acquire as usual, then read again.
+  const afterNoScript = async (err: unknown) => {
+    if (!String((err as Error)?.message).includes("NOSCRIPT")) throw err;
+    const r = (await cmd.lockyardAcquire(key, lock.fence, owner, leaseMs, flag)) as AcquireReply;
+    if (r[0] === 1) {
+      read = (reads as RedisReads)(redis, lock);
+      read.catch(noop);
+    }
+    return r;
+  };
+  return new Promise<AcquireReply>((resolve, reject) => {
+    corked(redis, () => {
+      // Plain EVALSHA, not the defined command: on NOSCRIPT ioredis would re-send that one after the reads.
+      const attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, lock.fence, owner, leaseMs, flag);
+      read = (reads as RedisReads)(redis, lock);
+      // The caller may never look at a failed attempt's read: its rejection must not go unhandled.
+      read.catch(noop);
+      order.track(attempt.catch(afterNoScript).then(answered), { resolve, reject });
     });
+  });
 }
 
 /** On a Cluster the reads may live in other slots: issued after the grant. */
