@@ -60,7 +60,8 @@ async function waitForPing(port, child, timeoutMs) {
  * Starts a real redis-server child process on a loopback port.
  * Returns { port, url, pid, dir, stop(), kill(signal), restart() }. stop() ends it by PID.
  * Options: port (default: a free one), dir (default: a temp dir, removed on stop),
- * args (extra redis-server arguments), persist (keep the data dir), quiet.
+ * args (extra redis-server arguments), config (a config file, read first: Sentinel needs one it can
+ * rewrite), persist (keep the data dir), quiet.
  */
 export async function startRedis(opts = {}) {
   const bin = redisServerBin();
@@ -69,6 +70,7 @@ export async function startRedis(opts = {}) {
   const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), "lockyard-redis-"));
   mkdirSync(dir, { recursive: true });
   const args = [
+    ...(opts.config ? [opts.config] : []),
     "--port",
     String(port),
     "--bind",
