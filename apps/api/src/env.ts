@@ -66,6 +66,26 @@ const schema = z.object({
   LOCK_LEASE_MS: z.coerce.number().int().min(1_000).max(300_000).default(10_000),
   /** How long stock.deduct waits for its product's lock (ms) before answering `lock-timeout`. */
   LOCK_WAIT_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  // --- OpenTelemetry (README "OpenTelemetry") ---
+  /** OTLP/HTTP collector base URL (`/v1/traces`, `/v1/metrics` are appended). Unset: no spans, no OTLP metrics. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s.replace(/\/+$/, "") : undefined))
+    .pipe(httpUrl.optional()),
+  OTEL_SERVICE_NAME: z.string().min(1).max(128).default("lockyard-api"),
+  /** How often OTLP metrics are pushed (ms). */
+  OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** Put an HMAC of lock names and owners on spans instead of the names (lock names may hold personal data). */
+  LOCK_HASH_RESOURCE_NAMES: z
+    .enum(["true", "false", "1", "0", ""])
+    .optional()
+    .transform((s) => s === "true" || s === "1"),
+  /** The HMAC key: the same on every instance gives a resource one hash everywhere. Unset: random per process. */
+  LOCK_HASH_KEY: z
+    .string()
+    .optional()
+    .transform((s) => (s ? s : undefined)),
   /** What /readyz requires besides Redis (comma-separated): `redlock`, `postgres`. */
   READY_REQUIRES: z
     .string()

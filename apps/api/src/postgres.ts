@@ -2,6 +2,7 @@ import type { LockEvent, Locks } from "@lockyard/lock";
 import { createPgLocks, migratePgLocks } from "@lockyard/lock/pg";
 import pg, { type Pool, type PoolConfig } from "pg";
 import type { Logger } from "pino";
+import type { LockFactory } from "./observed-locks.js";
 
 /**
  * The one place that creates PostgreSQL pools. Small (the burst's waiters queue in the lock library,
@@ -39,6 +40,8 @@ export interface PostgresOptions {
   instanceId: string;
   leaseMs: number;
   onEvent?: (e: LockEvent) => void;
+  /** How the Locks is made from createPgLocks and its options (services.ts instruments it); default: directly. */
+  create?: LockFactory;
   logger: Logger;
   /** Called whenever the mode becomes available (mode set) or not (mode null, with the reason). */
   onChange: (mode: PostgresMode | null, reason: string | null) => void;
@@ -87,7 +90,8 @@ export function connectPostgres(opts: PostgresOptions): { ready: Promise<void>; 
       return;
     }
     if (closed) return;
-    const locks = createPgLocks({
+    const create = opts.create ?? ((make, options) => make(options));
+    const locks = create(createPgLocks, {
       pool,
       instanceId: opts.instanceId,
       leaseMs: opts.leaseMs,

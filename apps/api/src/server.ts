@@ -14,12 +14,14 @@ import { createHttpLogger, createLogger, recordInternalError } from "./logger.js
 import { waitUntilReady } from "./redis.js";
 import { appRouter } from "./root.js";
 import { createServices } from "./services.js";
+import { startTelemetry } from "./telemetry.js";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
 const env = readEnv();
 const logger = createLogger(env.LOG_LEVEL, env.INSTANCE_ID);
-const { services, close, ready, redlockClients } = createServices(env, logger);
+const telemetry = startTelemetry(env);
+const { services, close, ready, redlockClients } = createServices(env, logger, telemetry);
 const httpLog = createHttpLogger(logger);
 const readiness = {
   instanceId: env.INSTANCE_ID,
@@ -133,6 +135,8 @@ async function shutdown(signal: string) {
   await Promise.race([closed, grace]);
   server.closeAllConnections();
   await close();
+  // After close(): it ends the open hold spans, which the flush then sends.
+  await telemetry?.shutdown();
   process.exit(0);
 }
 process.once("SIGTERM", () => void shutdown("SIGTERM"));

@@ -9,10 +9,12 @@ import { KeyedMutex } from "./lib/keyed-mutex.js";
 import { LockFeed } from "./locks/feed.js";
 import { lockSources } from "./locks/snapshot.js";
 import { createMetrics, type LockBackendLabel, type Metrics, resourceKind } from "./metrics.js";
+import { type LockFactory, lockFactory } from "./observed-locks.js";
 import { connectPostgres, pgServer } from "./postgres.js";
 import { createRedis, redisTarget, targetString, waitUntilReady } from "./redis.js";
 import { Admission } from "./stock/admission.js";
 import { highestPgFence } from "./stock/pg-fence-floor.js";
+import type { Telemetry } from "./telemetry.js";
 
 /** Feeds the library's lock events into the Prometheus metrics. */
 export function lockMetrics(metrics: Metrics, backend: LockBackendLabel) {
@@ -46,10 +48,11 @@ function createRedlockIfConfigured(
   env: Env,
   logger: Logger,
   onEvent: (e: LockEvent) => void,
+  create: LockFactory,
 ): { redlock: Locks | null; reason: string | null; clients: Redis[] } {
   if (env.REDLOCK_URLS.length === 0) return { redlock: null, reason: "REDLOCK_URLS is not set", clients: [] };
   const clients = env.REDLOCK_URLS.map((url, i) => createRedis(url, { name: `redlock-${i}`, logger }));
-  const redlock = lock.createRedlock({
+  const redlock = create(lock.createRedlock, {
     clients,
     leaseMs: env.LOCK_LEASE_MS,
     instanceId: env.INSTANCE_ID,
@@ -58,11 +61,16 @@ function createRedlockIfConfigured(
   return { redlock, reason: null, clients };
 }
 
-export function createServices(env: Env, logger: Logger) {
+/** `telemetry`: the OpenTelemetry SDK when it runs (telemetry.ts); every Locks is then instrumented. */
+export function createServices(env: Env, logger: Logger, telemetry: Telemetry | null = null) {
   const metrics = createMetrics({ defaults: true });
   const target = redisTarget(env);
   const redis = createRedis(target, { name: env.INSTANCE_ID, logger });
-  const locks = lock.createLocks({
+  const locks = lockFactory(
+    env,
+    telemetry,
+    "redis",
+  )(lock.createLocks, {
     redis,
     // On a Cluster a waiting head also looks again every 100 ms (500 ms by default): after a failover the
     // release messages of the promoted master's slots were seen not to arrive for tens of seconds in some
@@ -73,7 +81,12 @@ export function createServices(env: Env, logger: Logger) {
     instanceId: env.INSTANCE_ID,
     onEvent: lockMetrics(metrics, "redis"),
   });
-  const rl = createRedlockIfConfigured(env, logger, lockMetrics(metrics, "redlock"));
+  const rl = createRedlockIfConfigured(
+    env,
+    logger,
+    lockMetrics(metrics, "redlock"),
+    lockFactory(env, telemetry, "redlock"),
+  );
   const services: Services = {
     config: {
       instanceId: env.INSTANCE_ID,
@@ -120,6 +133,7 @@ export function createServices(env: Env, logger: Logger) {
     instanceId: env.INSTANCE_ID,
     leaseMs: env.LOCK_LEASE_MS,
     onEvent: lockMetrics(metrics, "postgres"),
+    create: lockFactory(env, telemetry, "postgres"),
     logger,
     fenceFloor: async () => {
       await waitUntilReady(redis, 5_000);

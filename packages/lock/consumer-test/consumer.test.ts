@@ -106,6 +106,8 @@ describe("the packed @lockyard/lock", () => {
       "dist/pg.d.ts",
       "dist/backend.js",
       "dist/backend.d.ts",
+      "dist/otel.js",
+      "dist/otel.d.ts",
     ])
       expect(files).toContain(`package/${f}`);
     expect(files.filter((f) => /\.map$|^package\/(src|test|consumer-test)\//.test(f))).toEqual([]);
@@ -114,7 +116,11 @@ describe("the packed @lockyard/lock", () => {
     ) as Record<string, unknown>;
     expect(pkg).toMatchObject({ publishConfig: { access: "public" }, engines: { node: ">=20.19" } });
     expect(pkg.devDependencies).toBeDefined(); // ignored on install; peers are what users see
-    expect(pkg.peerDependenciesMeta).toEqual({ ioredis: { optional: true }, pg: { optional: true } });
+    expect(pkg.peerDependenciesMeta).toEqual({
+      "@opentelemetry/api": { optional: true },
+      ioredis: { optional: true },
+      pg: { optional: true },
+    });
   });
 
   it("works in an ESM TypeScript project (nodenext): typechecks with tsc, then runs", async () => {

@@ -1,0 +1,61 @@
+// The API's OpenTelemetry wiring on a real API process and the suite's Redis: with OTEL_EXPORTER_OTLP_ENDPOINT
+// set, the locks' spans and metrics reach a collector (a stand-in here), and /metrics still answers as before.
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startCollector } from "./otel-collector.js";
+import { type ApiProcess, startApis, stopApis } from "./servers.js";
+
+let collector: Awaited<ReturnType<typeof startCollector>>;
+let api: ApiProcess | undefined;
+beforeAll(async () => {
+  collector = await startCollector();
+}, 30_000);
+afterAll(async () => {
+  await stopApis(api ? [api] : []);
+  await collector.close();
+});
+
+describe("OpenTelemetry", () => {
+  it("exports spans and metrics of the API's locks over OTLP, and /metrics keeps working", async () => {
+    const [started] = await startApis(inject("redisUrl"), 1, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`,
+      OTEL_METRIC_EXPORT_INTERVAL: "200",
+    });
+    api = started!;
+    const product = `demo-otel-${process.pid}`;
+    const { url, instanceId } = api;
+    const post = (path: string) => fetch(`${url}${path}`, { method: "POST" });
+    expect((await post(`/api/stock/reset?productId=${product}&stock=10`)).status).toBe(200);
+    // Concurrent deductions on one product: all but the first wait for its lock.
+    const deducts = await Promise.all(
+      Array.from({ length: 4 }, () => post(`/api/stock/deduct?productId=${product}&workMs=30`)),
+    );
+    expect(deducts.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+
+    const scrape = await fetch(`${url}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toMatch(
+      /lockyard_lock_acquisitions_total\{resource_kind="stock",backend="redis"\} [4-9]/,
+    );
+    await new Promise((r) => setTimeout(r, 400)); // one metric export interval and more
+    expect(collector.metricNames).toContain("lock.wait.duration");
+    expect(collector.metricNames).toContain("lock.hold.duration");
+
+    await stopApis([api]); // shutdown flushes the spans still batched
+    api = undefined;
+    expect([...collector.contentTypes]).toEqual(["application/json"]);
+    const mine = collector.spans.filter((s) => s.attributes["lock.resource"] === product);
+    const acquires = mine.filter((s) => s.name === "lock.acquire");
+    const holds = mine.filter((s) => s.name === "lock.hold");
+    expect(acquires).toHaveLength(4);
+    expect(holds).toHaveLength(4);
+    for (const s of [...acquires, ...holds]) {
+      expect(s.resource["service.name"]).toBe("lockyard-api");
+      expect(s.resource["service.instance.id"]).toBe(instanceId);
+      expect(s.attributes["lock.backend"]).toBe("redis");
+      expect(s.attributes["lock.resource_kind"]).toBe("stock");
+    }
+    expect(acquires.every((s) => s.attributes["lock.outcome"] === "acquired")).toBe(true);
+    expect(acquires.filter((s) => s.events.some((e) => e.name === "contended")).length).toBeGreaterThan(0);
+    expect(holds.every((s) => s.events.at(-1)?.attributes["lock.release_result"] === "released")).toBe(true);
+  });
+});
