@@ -37,7 +37,7 @@ async function ownersSeen(key: string, ms: number): Promise<Set<string>> {
   const seen = new Set<string>();
   const until = performance.now() + ms;
   while (performance.now() < until) {
-    for (const f of Object.keys(await admin.hgetall(key))) if (f !== "~waiters") seen.add(f);
+    for (const f of Object.keys(await admin.hgetall(key))) if (!f.startsWith("~")) seen.add(f);
     await sleep(10);
   }
   return seen;

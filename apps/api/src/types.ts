@@ -33,8 +33,9 @@ export interface LockView {
   leaseMs: number | null;
   token: number | null;
   /**
-   * How many wait for this lock. For now 1 while the lock's `~waiters` mark is set (someone waits), else 0;
-   * a real count once the Redis-side queue lands. Always 0 for the `redlock` and `postgres` stores.
+   * How many processes queue for this lock in Redis (the library's waiter queue: one entry per waiting
+   * process, its local waiters behind it; an entry of a process that died counts until it expires).
+   * Always 0 for the `redlock` and `postgres` stores.
    */
   waiters: number;
 }

@@ -53,12 +53,27 @@ const variants: Record<string, (r: Scripted) => Acquire> = {
     };
   },
   "its Lua, one call per op": (r) => {
-    r.defineCommand("dA", { numberOfKeys: 2, lua: lua("lockyardAcquire") });
-    r.defineCommand("dR", { numberOfKeys: 3, lua: lua("lockyardRelease") });
+    r.defineCommand("dA", { numberOfKeys: 4, lua: lua("lockyardAcquire") });
+    r.defineCommand("dR", { numberOfKeys: 5, lua: lua("lockyardRelease") });
     return async (k) => {
       const o = owner();
-      await r.dA!(`lock:{${k}}`, `fence:{${k}}`, o, 30_000, "0");
-      return () => r.dR!(`lock:{${k}}`, `lock-released:{${k}}`, `fence:{${k}}`, o, 30_000, "0", "");
+      const queue = [`queue:{${k}}`, `queue-leases:{${k}}`];
+      await r.dA!(`lock:{${k}}`, `fence:{${k}}`, ...queue, o, 30_000, "0", "0", 1_560);
+      return () =>
+        r.dR!(
+          `lock:{${k}}`,
+          `lock-released:{${k}}`,
+          `fence:{${k}}`,
+          ...queue,
+          o,
+          30_000,
+          "0",
+          "",
+          1_560,
+          "",
+          0,
+          "0",
+        );
     };
   },
   "its Lua, batched per tick": (r) => {

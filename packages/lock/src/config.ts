@@ -1,7 +1,7 @@
 import { type Clock, realClock } from "./core/clock.js";
 import { InvalidOptionError } from "./errors.js";
 import type { LockEvent } from "./events.js";
-import { checkMs, checkString } from "./options.js";
+import { checkCount, checkMs, checkString } from "./options.js";
 import { defaultInstanceId } from "./owner.js";
 import { checkPrefix, DEFAULT_PREFIX } from "./resource.js";
 import type { CommonLocksOptions } from "./types.js";
@@ -13,6 +13,10 @@ export interface Config {
   retryMinMs: number;
   retryMaxMs: number;
   jitterMs: number;
+  /** See RetryOptions.queueLeaseMs: a queued waiter looks again at least every third of it. */
+  queueLeaseMs: number;
+  /** See CommonLocksOptions.localStreak. */
+  localStreak: number;
   instanceId: string;
   emit: ((e: LockEvent) => void) | undefined;
   /** Time and timers: real unless the deterministic simulation passes its own. */
@@ -40,13 +44,16 @@ export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntim
   const retryMinMs = checkMs("retry.minMs", retry.minMs ?? 5, 0);
   const retryMaxMs = checkMs("retry.maxMs", retry.maxMs ?? 500, 1);
   if (retryMinMs > retryMaxMs) throw new InvalidOptionError("retry.minMs", retryMinMs, "at most retry.maxMs");
+  const jitterMs = checkMs("retry.jitterMs", retry.jitterMs ?? 20, 0);
   return {
     prefix: checkPrefix(o.prefix ?? DEFAULT_PREFIX),
     leaseMs: checkMs("leaseMs", o.leaseMs ?? 30_000, 3),
     waitMs: checkMs("waitMs", o.waitMs ?? 5_000, 0),
     retryMinMs,
     retryMaxMs,
-    jitterMs: checkMs("retry.jitterMs", retry.jitterMs ?? 20, 0),
+    jitterMs,
+    queueLeaseMs: checkMs("retry.queueLeaseMs", retry.queueLeaseMs ?? 3 * (retryMaxMs + jitterMs), 3),
+    localStreak: checkCount("localStreak", o.localStreak ?? 4, 0),
     instanceId: checkString(
       "instanceId",
       o.instanceId ?? defaultInstanceId(),

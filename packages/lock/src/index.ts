@@ -23,7 +23,7 @@ export {
   fencedWrite,
 } from "./redis/fenced.js";
 export { createRedlock, type RedlockOptions } from "./redlock/create-redlock.js";
-export { fenceKey, isValidResource, lockKey, releaseChannel } from "./resource.js";
+export { fenceKey, isValidResource, lockKey, queueKeyOf, releaseChannel } from "./resource.js";
 export type {
   AcquireOptions,
   CommonLocksOptions,

@@ -20,13 +20,18 @@ export function checkCount(option: string, value: unknown, min: number): number 
 
 /** Marks a lock hash whose holder must PUBLISH on release. Never a valid owner id. */
 export const WAITERS_FIELD = "~waiters";
+/** Names the owner a handoff granted the lock to, until it adopts it (redis/scripts/queue.ts). Never an owner id. */
+export const HANDED_FIELD = "~handed";
+
+/** Fields of a lock hash that are not owners. */
+export const isMarkField = (field: string): boolean => field === WAITERS_FIELD || field === HANDED_FIELD;
 
 export function checkOwner(value: unknown): string {
-  if (typeof value !== "string" || value.length < 1 || value.length > 256 || value === WAITERS_FIELD) {
+  if (typeof value !== "string" || value.length < 1 || value.length > 256 || isMarkField(value)) {
     throw new InvalidOptionError(
       "owner",
       value,
-      `a string of 1-256 characters other than "${WAITERS_FIELD}"`,
+      `a string of 1-256 characters other than "${WAITERS_FIELD}" and "${HANDED_FIELD}"`,
     );
   }
   return value;

@@ -14,6 +14,8 @@ import { InvalidOptionError, InvalidResourceError } from "./errors.js";
  *   lock hash        <prefix>{e}           lock:{e}            app1:{e}
  *   fence counter    <N>fence:{e}          fence:{e}           app1:fence:{e}
  *   release channel  <N>lock-released:{e}  lock-released:{e}   app1:lock-released:{e}
+ *   waiter queue     <N>queue:{e}          queue:{e}           app1:queue:{e}
+ *   entry leases     <N>queue-leases:{e}   queue-leases:{e}    app1:queue-leases:{e}
  *
  * So the default layout is exactly DESIGN §2's, and every key and channel of a custom prefix starts with it
  * (one ACL pattern `~app1:* &app1:*` covers it). Prefixes are 1-64 characters of [A-Za-z0-9:_.-] (no
@@ -26,8 +28,10 @@ import { InvalidOptionError, InvalidResourceError } from "./errors.js";
 export const DEFAULT_PREFIX = "lock:";
 const FENCE = "fence:";
 const RELEASED = "lock-released:";
+const QUEUE = "queue:";
+const QUEUE_LEASES = "queue-leases:";
 /** Suffixes of our keys besides the lock hash: a prefix ending in one could collide with them. */
-const KEY_SUFFIXES = [FENCE];
+const KEY_SUFFIXES = [FENCE, QUEUE, QUEUE_LEASES];
 const PREFIX = /^[A-Za-z0-9:_.-]{1,64}$/;
 
 export function isValidResource(resource: unknown): resource is string {
@@ -62,7 +66,7 @@ export function assertResource(resource: unknown): asserts resource is string {
 
 /** Validates the `prefix` option (see the table above). */
 export function checkPrefix(value: unknown): string {
-  const expected = "1-64 characters of [A-Za-z0-9:_.-], not ending in fence:";
+  const expected = "1-64 characters of [A-Za-z0-9:_.-], not ending in fence:, queue: or queue-leases:";
   if (typeof value !== "string" || !PREFIX.test(value))
     throw new InvalidOptionError("prefix", value, expected);
   for (const s of KEY_SUFFIXES)
@@ -113,6 +117,16 @@ const split = (key: string): [string, string] => {
 export function fenceKeyOf(key: string): string {
   const [n, tag] = split(key);
   return `${n}${FENCE}${tag}`;
+}
+/** The waiter queue (queue.ts) of the lock whose hash is `key`. */
+export function queueKeyOf(key: string): string {
+  const [n, tag] = split(key);
+  return `${n}${QUEUE}${tag}`;
+}
+/** The queue entries' leases of the lock whose hash is `key`. */
+export function queueLeasesKeyOf(key: string): string {
+  const [n, tag] = split(key);
+  return `${n}${QUEUE_LEASES}${tag}`;
 }
 /** The release channel of the lock whose hash is `key`. */
 export function releaseChannelOf(key: string): string {

@@ -42,6 +42,12 @@ export interface RetryOptions {
   minMs?: number;
   /** Random extra sleep in [0, jitterMs), so waiters of many processes do not retry in lock-step. Default 20. */
   jitterMs?: number;
+  /**
+   * How long a waiter's place in the Redis-side queue, and a lock handed to it, last unless the waiter comes
+   * back (it looks at least three times per lease): a crashed waiter holds up the next one at most this long.
+   * Default 3 × (maxMs + jitterMs).
+   */
+  queueLeaseMs?: number;
 }
 
 export interface LockHandle extends AsyncDisposable {
@@ -108,6 +114,12 @@ export interface CommonLocksOptions {
   /** Default wait of `acquire` and `withLock`. Default 5 000. */
   waitMs?: number;
   retry?: RetryOptions;
+  /**
+   * How many times in a row a release may hand the lock to a waiter of the same process while waiters of
+   * other processes queue for it (a handoff within a process costs no message and no wake-up). 0: strict
+   * arrival order across processes. Default 8. Only on Redis stores (Redlock and PostgreSQL do not queue).
+   */
+  localStreak?: number;
   /** First part of owner ids `<instanceId>:<128-bit hex>`. Default `hostname:pid`. */
   instanceId?: string;
   /** Called synchronously for every event; exceptions it throws are ignored. */

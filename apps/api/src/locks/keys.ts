@@ -1,10 +1,10 @@
-import { fenceKey } from "@lockyard/lock";
+import { fenceKey, queueKeyOf } from "@lockyard/lock";
 
 /** The API's lock prefix: `createLocks` without a `prefix` option. */
 export const LOCK_PREFIX = "lock:";
 
-/** The field a waiter sets in the lock hash; never an owner id. */
-export const WAITERS_FIELD = "~waiters";
+/** Fields the library keeps in a lock hash beside its owners (a waiters mark, a handoff not yet adopted). */
+export const MARK_FIELDS = new Set(["~waiters", "~handed"]);
 
 const ENCODED: Record<string, string> = { "%25": "%", "%7B": "{", "%7D": "}" };
 
@@ -21,6 +21,8 @@ export function resourceOfKey(prefix: string, key: string): string | null {
 
 /** The fencing counter of a resource, as the library names it. */
 export const tokenKey = (resource: string): string => fenceKey(resource);
+/** The library's queue of waiting processes for the lock whose hash is `key` (one entry per process). */
+export const queueKey = (key: string): string => queueKeyOf(key);
 
 /** A SCAN MATCH / PSUBSCRIBE glob for `prefix` followed by anything: glob characters in it are escaped. */
 export function globPrefix(prefix: string): string {

@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
-import { resourceOfKey, tokenKey, WAITERS_FIELD } from "./keys.js";
+import { MARK_FIELDS, queueKey, resourceOfKey, tokenKey } from "./keys.js";
 
 export type RedisClient = Redis | Cluster;
 
-/** One Redis lock as read: owners, TTL, token and the waiters mark. */
+/** One Redis lock as read: owners, TTL, token and how many processes queue for it. */
 export interface RawLock {
   key: string;
   resource: string;
@@ -26,12 +26,17 @@ export function masters(client: RedisClient): Redis[] {
 
 type Reply = [Error | null, unknown][];
 
-function parse(key: string, resource: string, hash: unknown, pttl: unknown, fence: unknown): RawLock | null {
+function parse(
+  key: string,
+  resource: string,
+  hash: unknown,
+  pttl: unknown,
+  fence: unknown,
+  queued: unknown,
+): RawLock | null {
   const owners: RawLock["owners"] = [];
-  let waiters = 0;
   for (const [field, value] of Object.entries((hash ?? {}) as Record<string, string>)) {
-    if (field === WAITERS_FIELD) waiters = 1;
-    else owners.push({ owner: field, count: Number(value) });
+    if (!MARK_FIELDS.has(field)) owners.push({ owner: field, count: Number(value) });
   }
   if (owners.length === 0) return null;
   owners.sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
@@ -41,13 +46,13 @@ function parse(key: string, resource: string, hash: unknown, pttl: unknown, fenc
     owners,
     pttlMs: Number(pttl),
     token: fence === null || fence === undefined ? null : Number(fence),
-    waiters,
+    waiters: Number(queued ?? 0),
     readAt: Date.now(),
   };
 }
 
 /**
- * Reads lock keys: HGETALL + PTTL + GET token for each, in one pipeline on a single Redis, one command each on a
+ * Reads lock keys: HGETALL + PTTL + GET token + LLEN of its waiter queue for each, in one pipeline on a single Redis, one command each on a
  * Cluster (a pipeline there must stay in one slot). A key that is gone, or holds no owner, maps to null; a key
  * that is not a lock key is left out. Rejects when Redis cannot be reached.
  */
@@ -65,23 +70,26 @@ export async function readLocks(
   if (isClusterClient(client)) {
     await Promise.all(
       items.map(async ({ key, resource }) => {
-        const [hash, pttl, fence] = await Promise.all([
+        const [hash, pttl, fence, queued] = await Promise.all([
           client.hgetall(key),
           client.pttl(key),
           client.get(tokenKey(resource)),
+          client.llen(queueKey(key)),
         ]);
-        out.set(key, parse(key, resource, hash, pttl, fence));
+        out.set(key, parse(key, resource, hash, pttl, fence, queued));
       }),
     );
     return out;
   }
   const p = client.pipeline();
-  for (const { key, resource } of items) p.hgetall(key).pttl(key).get(tokenKey(resource));
+  for (const { key, resource } of items) p.hgetall(key).pttl(key).get(tokenKey(resource)).llen(queueKey(key));
   const replies: Reply = (await p.exec()) ?? [];
+  const PER_LOCK = 4;
   items.forEach(({ key, resource }, i) => {
-    const failed = replies[3 * i]?.[0] ?? replies[3 * i + 1]?.[0] ?? replies[3 * i + 2]?.[0];
+    const at = (j: number) => replies[PER_LOCK * i + j];
+    const failed = at(0)?.[0] ?? at(1)?.[0] ?? at(2)?.[0] ?? at(3)?.[0];
     if (failed) throw failed;
-    out.set(key, parse(key, resource, replies[3 * i]?.[1], replies[3 * i + 1]?.[1], replies[3 * i + 2]?.[1]));
+    out.set(key, parse(key, resource, at(0)?.[1], at(1)?.[1], at(2)?.[1], at(3)?.[1]));
   });
   return out;
 }

@@ -26,6 +26,8 @@ export interface LoopHost {
   releaseOrphan(q: Request, reply: Granted): void;
   /** The attempt's call failed: if it may have run in Redis unanswered, a grant may be held by nobody. */
   attemptUnanswered(q: Request, err: unknown): void;
+  /** A queued waiter gave up: leaves the store's queue, naming the gate's next waiter in its place. */
+  leaveQueue(q: Request): void;
 }
 
 export type Granted = Extract<AcquireReply, [1, ...unknown[]]>;
@@ -62,7 +64,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   const deadline = q.once || q.waitMs === 0 ? Number.POSITIVE_INFINITY : start + q.waitMs;
   const cur = host.gates.get(q.resource);
   if (cur !== undefined && !q.bypass && !q.once && q.waitMs > 0) {
-    const w: Waiter = { wake: null, attemptNow: false };
+    const w = newWaiter(q);
     const g = toGate(host, q.resource, cur);
     g.queue.push(w);
     host.cfg.emit?.({ type: "contended", resource: q.resource, pttlMs: -1 });
@@ -80,9 +82,11 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   // Fast path: nobody of ours waits on this resource (or this call must not queue).
   const epoch = enterFast(host, q.resource);
   const sentAt = host.cfg.clock.now();
+  // One entry per process and lock in the store's queue: the first attempt in flight's, then the local head's.
+  const join = cur === undefined && mayJoin(host, q);
   let a: Attempt;
   try {
-    a = await attemptWithin(host, q, deadline, false);
+    a = await attemptWithin(host, q, deadline, false, join);
   } catch (err) {
     leaveFast(host, q.resource, { failed: "error" });
     throw err;
@@ -104,7 +108,8 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
     leaveFast(host, q.resource, { failed: "held" });
     return timedOut(host, q, start, 1);
   }
-  const w: Waiter = { wake: null, attemptNow: false };
+  const w = newWaiter(q);
+  if (join) w.standing = "joined";
   const g = leaveFast(host, q.resource, {
     failed: "held",
     queue: w,
@@ -140,6 +145,10 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
   let granted = false;
   try {
     for (;;) {
+      if (w.handed) {
+        granted = true;
+        return takeHanded(host, q, s);
+      }
       if (host.closed) throw new LocksClosedError();
       if (s.failedJustNow && g.queue[0] === w) {
         // Not awaited: a hung subscribe must not outlast waitMs. When it is ready it wakes the head,
@@ -147,47 +156,107 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
         if (g.subscription === "none") host.subscribe(g, q.resource);
         else if (g.epoch !== s.epoch) w.attemptNow = true;
       }
+      if (s.failedJustNow && g.handedEarly === q.owner) {
+        // The lock was handed to us while our attempt was still on its way back: adopt it now.
+        g.handedEarly = undefined;
+        w.attemptNow = true;
+      }
       s.failedJustNow = false;
       const remaining = s.deadline - clock.now();
       if (remaining <= 0) return timedOut(host, q, s.start, s.attempts);
-      if (w.attemptNow && g.queue[0] === w) {
+      // A waiter named in a release in flight must not attempt: that release may grant it the lock.
+      const mayAttempt = w.standing !== "named" && (g.queue[0] === w || w.standing === "joined");
+      if (w.attemptNow && mayAttempt) {
         w.attemptNow = false;
         s.epoch = g.epoch;
         const more = g.queue.length > 1;
         const sentAt = clock.now();
-        const a = await attemptWithin(host, q, s.deadline, more);
+        const join = mayJoin(host, q);
+        w.attempting = true;
+        let a: Attempt;
+        try {
+          a = await attemptWithin(host, q, s.deadline, more, join);
+        } finally {
+          w.attempting = false;
+        }
         s.attempts++;
         if (a.outcome === "gave-up") return gaveUp(host, q, s.start, s.attempts, a.reason);
         if (a.outcome === "granted") {
           granted = true;
+          w.done = true;
+          w.standing = "none";
           g.grantEndsBy = clock.now() + q.leaseMs;
           // Without the waiters mark the holder's release would not publish, so the next head must knock.
           g.leave(w, more ? "wait" : "attempt");
           host.dropIfIdle(g, q.resource);
           return handOver(host, q, a.reply, { sentAt, start: s.start, attempts: s.attempts });
         }
+        if (join) w.standing = "joined";
         s.pttl = a.pttl;
         s.failedJustNow = true;
         continue;
       }
-      const head = g.queue[0] === w;
+      // The head, and a waiter in the store's queue, look again on a bounded timer: a lease that expires
+      // announces nothing, a handoff message may be lost, and the look keeps the queue entry alive.
+      const bounded = g.queue[0] === w || w.standing !== "none";
       // A head that never tried knows no PTTL: the last local grant's lease bounds how long the lock stays held
       // without a renewal (an expiry publishes nothing).
       const pttl = s.pttl === Number.POSITIVE_INFINITY ? Math.max(0, g.grantEndsBy - clock.now()) : s.pttl;
-      const cause = await sleep(
-        clock,
-        w,
-        head ? Math.min(remaining, fallbackMs(host.cfg, pttl)) : remaining,
-        q.signal,
-      );
-      if (cause === "timer" && g.queue[0] === w) w.attemptNow = true;
+      let nap = remaining;
+      if (bounded) nap = Math.min(nap, fallbackMs(host.cfg, pttl));
+      // Its look keeps its place in the store's queue (and adopts a lock handed to it, the message lost).
+      if (w.standing !== "none") nap = Math.min(nap, host.cfg.queueLeaseMs / 3);
+      const cause = await sleep(clock, w, nap, q.signal);
+      if (cause === "timer" && (g.queue[0] === w || w.standing === "joined")) w.attemptNow = true;
     }
   } finally {
     if (!granted) {
+      w.done = true;
+      // A grant that reached it as it gave up goes on at once.
+      if (w.handed) host.releaseOrphan(q, [1, 1, w.handed.token, w.handed.reads]);
+      const inQueue = w.standing === "joined";
       g.leave(w, "attempt");
+      if (inQueue) host.leaveQueue(q);
       host.dropIfIdle(g, q.resource);
     }
   }
+}
+
+/** A release or leave of ours granted this waiter the lock (see LocksCore.settleNamed). */
+function takeHanded(host: LoopHost, q: Request, s: WaitState): Handle | Promise<never> {
+  const { g, w } = s;
+  const grant = w.handed!;
+  w.handed = undefined;
+  w.done = true;
+  w.standing = "none";
+  g.grantEndsBy = grant.sentAt + q.leaseMs;
+  // The releasing holder names our successor in its own release.
+  g.leave(w, "wait");
+  host.dropIfIdle(g, q.resource);
+  const reply: Granted = [1, 1, grant.token, grant.reads];
+  const error = q.readsFailure?.error;
+  if (error !== undefined) {
+    host.releaseOrphan(q, reply);
+    return Promise.reject(error);
+  }
+  return handOver(host, q, reply, { sentAt: grant.sentAt, start: s.start, attempts: s.attempts });
+}
+
+function newWaiter(q: Request): Waiter {
+  return {
+    wake: null,
+    attemptNow: false,
+    req: q,
+    standing: "none",
+    handed: undefined,
+    done: false,
+    attempting: false,
+  };
+}
+
+/** Only a waiting acquire under its own owner name queues in the store (and adopts what it is handed). */
+function mayJoin(host: LoopHost, q: Request): boolean {
+  return host.backend.handsOver === true && !q.bypass && !q.once && q.waitMs > 0;
 }
 
 function toGate(host: LoopHost, resource: string, cur: GateSlot): Gate {

@@ -12,8 +12,15 @@ export type Attempt =
  * stalls (CLIENT PAUSE, a dead link without a timeout) must not stretch `waitMs`. An attempt that is granted
  * after the caller gave up is released at once, so no lock is left held for its lease by nobody.
  */
-export function attemptWithin(host: LoopHost, q: Request, deadline: number, more: boolean): Promise<Attempt> {
-  const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads);
+export function attemptWithin(
+  host: LoopHost,
+  q: Request,
+  deadline: number,
+  more: boolean,
+  /** Join the store's waiter queue when refused, and adopt a lock handed to this owner (backend.ts). */
+  join: boolean,
+): Promise<Attempt> {
+  const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads, join);
   sent.catch((err: unknown) => host.attemptUnanswered(q, err));
   const signal = q.signal;
   const bounded = deadline !== Number.POSITIVE_INFINITY;

@@ -15,7 +15,24 @@ export interface LockBackend {
     moreWaiters: boolean,
     /** Only when `canRead`: commands to send right after the attempt, in the same round trip where possible. */
     reads?: ReadsFn,
+    /**
+     * Only when `handsOver`: a waiting acquire whose owner name is its own (never a re-entry). Refused, it
+     * joins the store's waiter queue (or keeps its place); finding the lock handed to it, it adopts it.
+     */
+    join?: boolean,
   ): Promise<AcquireReply>;
+  /**
+   * True when the store keeps a queue of waiting processes and a release hands the lock to its head (or to
+   * the releasing process's `next` waiter) in the same operation: see redis/scripts/queue.ts.
+   */
+  readonly handsOver?: boolean;
+  /** Only when `handsOver`: a queued waiter gave up; `successor` takes its place (or the lock, if handed). */
+  leave?(
+    resource: string,
+    key: string,
+    owner: string,
+    successor: NextWaiter | undefined,
+  ): Promise<ReleaseReply>;
   /** True when acquire() can carry `reads` (AcquireOptions.reads); the core refuses that option otherwise. */
   readonly canRead?: boolean;
   renew(key: string, owner: string, leaseMs: number): Promise<boolean>;
@@ -26,8 +43,8 @@ export interface LockBackend {
    */
   renewMany(items: readonly RenewItem[]): Promise<(boolean | undefined)[]>;
   /**
-   * [0] not-owner; [1, left] decremented; [2] released. `token`: the token the hold was granted with (null
-   * when unknown); a store that keeps tokens answers not-owner when the key was granted afresh since.
+   * See ReleaseReply. `token`: the token the hold was granted with (null when unknown); a store that keeps
+   * tokens answers not-owner when the key was granted afresh since.
    */
   release(
     resource: string,
@@ -36,6 +53,8 @@ export interface LockBackend {
     leaseMs: number,
     token: number | null,
     listener?: ReleaseListener,
+    /** Only when `handsOver`: this process's next waiter, granted the lock when nobody queues ahead of it. */
+    next?: NextWaiter,
   ): Promise<ReleaseReply>;
   /**
    * Optional (Redis stores): issues the caller's write, then the release, so that Redis runs the write while
@@ -50,6 +69,7 @@ export interface LockBackend {
     leaseMs: number,
     token: number | null,
     listener?: ReleaseListener,
+    next?: NextWaiter,
   ): { reply: Promise<ReleaseReply>; write: Promise<PromiseSettledResult<T>> };
   /**
    * Optional: true when a failed call never got an answer from the store (connection-class error), so a
@@ -58,7 +78,7 @@ export interface LockBackend {
   noReply?(err: unknown): boolean;
   list(match: string, count: number, limit: number): Promise<Omit<LockInfo, "leaseMs">[]>;
   /** A subscriber to release notifications; made lazily, on first contention. */
-  createSubscriber(onRelease: (resource: string) => void, onResubscribed?: () => void): ReleaseSubscriber;
+  createSubscriber(onRelease: OnReleaseMessage, onResubscribed?: () => void): ReleaseSubscriber;
   /** Sub-classes of backend may hold connections of their own; the user's connections stay open. */
   close(): Promise<void>;
   /**
@@ -85,7 +105,26 @@ export interface LockKeys {
 }
 /** A write a store issues right before a release (the client type is the store's business, as for ReadsFn). */
 export type WriteFn<T> = (client: never) => Promise<T>;
-export type ReleaseReply = [0 | 1 | 2, number?];
+/**
+ * [0] not-owner; [1, left] decremented; [2] released; [3, token] released and handed to another process's
+ * queued waiter; [4, token, reads?] released and granted to the `next` (or `successor`) waiter given.
+ */
+export type ReleaseReply = [0 | 1 | 2, number?] | [3, number] | [4, number, Promise<unknown>?];
+
+/**
+ * A release message: `message` is `h:<owner>` when the lock was handed to that owner's waiter (see
+ * redis/scripts/queue.ts); anything else announces a free lock.
+ */
+export type OnReleaseMessage = (resource: string, message?: string) => void;
+
+/** A waiter of the releasing process that a handoff may grant the lock to. */
+export interface NextWaiter {
+  owner: string;
+  leaseMs: number;
+  reads: ReadsFn | undefined;
+  /** Grant it to this waiter even when other processes' waiters queue (a bounded streak, see core/streak.ts). */
+  keep: boolean;
+}
 /**
  * Hears a release's answer where the store delivers it. A store whose commands share one ordered connection
  * (the single Redis) calls it before it delivers the answer of any command sent later, so the "released"

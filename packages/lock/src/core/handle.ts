@@ -9,6 +9,8 @@ import type { LockEvent } from "../events.js";
 import type { LockHandle, ReleasedAfter, ReleaseResult } from "../types.js";
 import type { LockBackend, ReleaseListener, ReleaseReply, WriteFn } from "./backend.js";
 import type { Clock } from "./clock.js";
+import { type Named, nextWaiterOf } from "./named.js";
+import type { QueueStanding } from "./waiters.js";
 
 /** What a handle needs from the Locks that made it. */
 export interface HandleHost {
@@ -21,12 +23,16 @@ export interface HandleHost {
   releaseFailed(h: Handle, err: unknown): void;
   /** A newer fresh grant to the same owner replaced this handle's lock: its release must not reach Redis. */
   superseded(h: Handle): boolean;
+  /** The waiter of this process a release may hand the lock to (locks-core.ts), and its call's answer. */
+  nameNext(resource: string): Named | undefined;
+  settleNamed(named: Named | undefined, reply: ReleaseReply | undefined, queued: QueueStanding): void;
 }
 
 /** held → lost (renewal refused, deadline passed, or release found another owner) | released. */
 export type HandleState = "held" | "lost" | "released";
 
-const RESULTS: ReleaseResult[] = ["not-owner", "decremented", "released"];
+/** By reply code (backend.ts ReleaseReply): a handoff is a release too. */
+const RESULTS: ReleaseResult[] = ["not-owner", "decremented", "released", "released", "released"];
 
 export interface HandleInit {
   resource: string;
@@ -139,6 +145,7 @@ export class Handle implements LockHandle, ReleaseListener {
     const wasHeld = this.markReleased();
     if (this.host.superseded(this)) return this.releasedAs([0], wasHeld);
     this.heldAtRelease = wasHeld;
+    const named = this.host.nameNext(this.resource);
     let reply: ReleaseReply;
     try {
       reply = await this.host.backend.release(
@@ -148,11 +155,14 @@ export class Handle implements LockHandle, ReleaseListener {
         this.leaseMs,
         this.token,
         this,
+        named && nextWaiterOf(named),
       );
     } catch (err) {
+      this.host.settleNamed(named, undefined, "none");
       this.host.releaseFailed(this, err);
       throw err;
     }
+    this.host.settleNamed(named, reply, "none");
     return this.releaseOutcome(reply);
   }
 
@@ -181,6 +191,7 @@ export class Handle implements LockHandle, ReleaseListener {
       return { result, write: { status: "rejected", reason: this.lostError } };
     }
     this.heldAtRelease = wasHeld;
+    const named = this.host.nameNext(this.resource);
     const r = backend.releaseAfter(
       write,
       this.resource,
@@ -189,14 +200,17 @@ export class Handle implements LockHandle, ReleaseListener {
       this.leaseMs,
       this.token,
       this,
+      named && nextWaiterOf(named),
     );
     let reply: ReleaseReply;
     try {
       reply = await r.reply;
     } catch (err) {
+      this.host.settleNamed(named, undefined, "none");
       this.host.releaseFailed(this, err);
       throw err;
     }
+    this.host.settleNamed(named, reply, "none");
     const result = this.releaseOutcome(reply);
     return { result, write: await r.write };
   }

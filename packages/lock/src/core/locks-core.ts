@@ -13,14 +13,15 @@ import {
   type Request,
   type Waited,
 } from "./acquire-loop.js";
-import type { LockBackend, ReadsFn } from "./backend.js";
+import type { LockBackend, ReadsFn, ReleaseReply } from "./backend.js";
 import { Deadlines } from "./deadlines.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { LateReleases } from "./late-release.js";
+import { type Named, nextWaiterOf } from "./named.js";
 import { guardReads, type ReadsFailure } from "./reads.js";
 import { Scope } from "./scope.js";
 import { Subscriptions } from "./subscriptions.js";
-import { Gate } from "./waiters.js";
+import { Gate, type QueueStanding, type WaiterRequest } from "./waiters.js";
 import { Scheduler } from "./watchdog.js";
 
 /** The Locks implementation over any backend: handles, watchdog, waiter FIFO, scope and lost-lock logic. */
@@ -52,9 +53,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     this.late = new LateReleases(backend, cfg.clock, cfg.random);
     this.subs = new Subscriptions(
       backend,
-      (resource) => {
+      (resource, message) => {
         const g = this.gates.get(resource);
-        if (g instanceof Gate) g.onRelease();
+        if (!(g instanceof Gate)) return;
+        if (message?.startsWith(HANDED_TO)) g.onHandedTo(message.slice(HANDED_TO.length));
+        else g.onRelease();
       },
       // After the subscriber reconnects, releases published while it was away were missed: every head looks.
       () => {
@@ -129,7 +132,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (this.backend.noReply?.(err)) this.late.add(h);
   }
 
-  releaseOrphan(q: Request, r: Granted): void {
+  releaseOrphan(q: WaiterRequest, r: Granted): void {
     r[3]?.catch(() => {});
     this.backend.release(q.resource, q.key, q.owner, q.leaseMs, r[2] ?? null).catch(() => {});
   }
@@ -150,6 +153,54 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       deadline: this.clock.now() + q.leaseMs,
       releasedLate: () => {},
     });
+  }
+
+  leaveQueue(q: Request): void {
+    if (!this.backend.leave) return;
+    const named = this.closed ? undefined : this.nameNext(q.resource);
+    this.backend.leave(q.resource, q.key, q.owner, named && nextWaiterOf(named)).then(
+      (reply) => this.settleNamed(named, reply, "joined"),
+      () => this.settleNamed(named, undefined, "joined"),
+    );
+  }
+
+  /**
+   * Names the gate's head, when it may be handed the lock, as `next` of a release (or `successor` of a leave)
+   * about to be sent; settleNamed must follow with that call's answer.
+   */
+  nameNext(resource: string): Named | undefined {
+    if (!this.backend.handsOver || this.closed) return undefined;
+    const g = this.gates.get(resource);
+    if (!(g instanceof Gate)) return undefined;
+    const w = g.queue[0];
+    if (!w || w.req.bypass || w.standing === "named" || w.done || w.handed || w.attempting) return undefined;
+    const keep = g.localStreak < this.cfg.localStreak;
+    const named: Named = { g, w, before: w.standing, keep, sentAt: this.clock.now() };
+    w.standing = "named";
+    return named;
+  }
+
+  /**
+   * The answer of a call that named a waiter: [4] granted it the lock (a waiter that gave up meanwhile passes
+   * it on at once); otherwise it waits on, in the store's queue when `queued` says the call put it there.
+   * No answer: it may have been granted unheard, so it looks at once (its attempt adopts a lock handed to it).
+   */
+  settleNamed(named: Named | undefined, reply: ReleaseReply | undefined, queued: QueueStanding): void {
+    if (!named) return;
+    const { g, w } = named;
+    if (w.standing === "named") w.standing = named.before;
+    if (reply?.[0] === 3) g.localStreak = 0;
+    if (reply?.[0] === 4) {
+      g.localStreak++;
+      const grant = { token: reply[1], reads: reply[2], sentAt: named.sentAt };
+      if (!g.grant(w, grant)) this.releaseOrphan(w.req, [1, 1, grant.token, grant.reads]);
+      return;
+    }
+    if (w.done) return;
+    if (reply === undefined || reply[0] === 3 || queued === "joined") w.standing = "joined";
+    if (reply === undefined) w.attemptNow = true;
+    // It may have been told to look while it was named (it could not): let it now.
+    w.wake?.();
   }
 
   subscribe(g: Gate, resource: string): void {
@@ -269,6 +320,9 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     });
   }
 }
+
+/** A release message naming the owner the store handed the lock to (see redis/scripts/queue.ts). */
+const HANDED_TO = "h:";
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 

@@ -1,4 +1,4 @@
-import type { LockBackend, ReleaseSubscriber } from "./backend.js";
+import type { LockBackend, OnReleaseMessage, ReleaseSubscriber } from "./backend.js";
 
 /**
  * Reference-counted subscriptions over the one shared subscriber (made on first use). Counting matters:
@@ -12,7 +12,7 @@ export class Subscriptions {
 
   constructor(
     private readonly backend: LockBackend,
-    private readonly onRelease: (resource: string) => void,
+    private readonly onRelease: OnReleaseMessage,
     /** The subscriber came back after losing its connection: messages sent meanwhile were missed. */
     private readonly onResubscribed: () => void,
   ) {}

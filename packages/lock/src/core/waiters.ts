@@ -1,4 +1,31 @@
+import type { ReadsFn } from "./backend.js";
 import type { Clock } from "./clock.js";
+
+/** A grant a waiter received without an attempt of its own: a release or leave of ours named it `next`. */
+export interface HandedGrant {
+  token: number;
+  reads: Promise<unknown> | undefined;
+  /** When the release that granted it was sent: the lease is counted from there. */
+  sentAt: number;
+}
+
+/**
+ * Where a waiter stands with the store's queue (stores that hand over, see backend.ts `handsOver`):
+ * none: not in it; joined: an attempt of its own put it there (it re-checks on a bounded timer, which keeps
+ * the entry alive); named: a release or leave in flight names it `next`, and its answer may grant the lock.
+ */
+export type QueueStanding = "none" | "joined" | "named";
+
+/** The part of an acquire request a handoff needs. */
+export interface WaiterRequest {
+  resource: string;
+  key: string;
+  owner: string;
+  leaseMs: number;
+  reads: ReadsFn | undefined;
+  /** The owner name is a re-entry scope's or the caller's: such a waiter is never handed a lock. */
+  bypass: boolean;
+}
 
 /** A caller waiting for a lock this process could not get. */
 export interface Waiter {
@@ -6,6 +33,15 @@ export interface Waiter {
   wake: (() => void) | null;
   /** The head should try now (not only after a release message or its fallback timer). */
   attemptNow: boolean;
+  /** What it asked for. */
+  readonly req: WaiterRequest;
+  standing: QueueStanding;
+  /** Set when a grant reached it while it waited; taken by its loop. */
+  handed: HandedGrant | undefined;
+  /** Granted, gone or given up: a grant that reaches it now belongs to nobody. */
+  done: boolean;
+  /** Its own attempt is in flight: it must not be named too (both could grant it the lock). */
+  attempting: boolean;
 }
 
 /** Whether release messages for the gate's resource reach this process yet. */
@@ -34,9 +70,36 @@ export class Gate {
     return this.queue.length === 0 && this.inflight === 0;
   }
 
+  /**
+   * Releases in a row that granted the lock to a waiter of ours (not handed to another process): a release
+   * may keep it local only while this is below the localStreak bound.
+   */
+  localStreak = 0;
+  /** Owner names handed a lock before their waiter existed (its attempt still in flight). */
+  handedEarly: string | undefined;
+
   onRelease(): void {
     this.epoch++;
     this.wakeHead(true);
+  }
+
+  /** The store handed the lock to `owner`: only that waiter looks (it adopts the lock); nobody else wakes. */
+  onHandedTo(owner: string): void {
+    const w = this.queue.find((x) => x.req.owner === owner);
+    if (!w) {
+      this.handedEarly = owner;
+      return;
+    }
+    w.attemptNow = true;
+    w.wake?.();
+  }
+
+  /** Hands a grant to a waiter that waits here; false when it no longer does. */
+  grant(w: Waiter, grant: HandedGrant): boolean {
+    if (w.done || !this.queue.includes(w)) return false;
+    w.handed = grant;
+    w.wake?.();
+    return true;
   }
 
   wakeHead(attemptNow: boolean): void {

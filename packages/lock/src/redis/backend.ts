@@ -1,11 +1,11 @@
 import type { Cluster, Redis } from "ioredis";
-import type { LockBackend, ReleaseListener, RenewItem } from "../core/backend.js";
-import { fenceKey, releaseChannel } from "../resource.js";
-import { batchedScripts, type ReleaseTarget } from "./batch.js";
+import type { LockBackend, NextWaiter, ReleaseListener, ReleaseReply, RenewItem } from "../core/backend.js";
+import { fenceKey, queueKeyOf, queueLeasesKeyOf, releaseChannel } from "../resource.js";
+import { type AcquireTarget, batchedScripts, type LockKeySet, type ReleaseTarget } from "./batch.js";
 import { isConnectionError } from "./connection-error.js";
 import { anyOrder, inOrderOn } from "./in-order.js";
 import { listRedis } from "./list.js";
-import { acquireThenRead, writeThenRelease } from "./reads.js";
+import { acquireThenRead, readAfterGrant, writeThenRelease } from "./reads.js";
 import { type RedisClient, type ScriptCommands, withScripts } from "./scripts/index.js";
 import { keySlot } from "./slot.js";
 import { createRedisSubscriber } from "./subscriber.js";
@@ -18,12 +18,20 @@ export const RENEW_CAP = 500;
  * The single-Redis (or Redis Cluster) backend: every operation is one script call, and the acquires
  * (releases) issued in one tick share one call (see redis-batch.ts).
  */
-export function createRedisBackend(redis: RedisClient, prefix: string): LockBackend {
+export function createRedisBackend(redis: RedisClient, prefix: string, queueLeaseMs: number): LockBackend {
   const cmd = withScripts(redis);
   const sharded = (redis as { isCluster?: boolean }).isCluster === true;
+  // Object literals, never spreads, on the hot path: see batch.ts.
   // Answers in the order Redis ran the commands (in-order.ts); a Cluster's connections have no common order.
   const order = sharded ? anyOrder : inOrderOn(redis);
   const batched = batchedScripts(cmd, sharded, order);
+  const shardedFlag = sharded ? "1" : "0";
+  const keysOf = (resource: string, key: string): LockKeySet => ({
+    key,
+    fence: fenceKey(resource, prefix),
+    queue: queueKeyOf(key),
+    queueLeases: queueLeasesKeyOf(key),
+  });
   const target = (
     resource: string,
     key: string,
@@ -31,36 +39,75 @@ export function createRedisBackend(redis: RedisClient, prefix: string): LockBack
     leaseMs: number,
     token: number | null,
     listener: ReleaseListener | undefined,
+    next: NextWaiter | undefined,
   ): ReleaseTarget => ({
     key,
-    channel: releaseChannel(resource, prefix),
     fence: fenceKey(resource, prefix),
+    queue: queueKeyOf(key),
+    queueLeases: queueLeasesKeyOf(key),
+    channel: releaseChannel(resource, prefix),
     owner,
     leaseMs,
     token,
+    queueLeaseMs,
+    next: next?.owner ?? "",
+    nextLeaseMs: next?.leaseMs ?? 0,
+    keep: next?.keep ? "1" : "0",
     listener,
   });
+  /** A grant to our own next waiter carries the promise of its reads, sent now that it holds the lock. */
+  const withNextReads = (reply: ReleaseReply, key: string, fence: string, next: NextWaiter | undefined) =>
+    reply[0] === 4 && next?.reads
+      ? ([4, reply[1], readAfterGrant(redis, next.reads, { key, fence, owner: next.owner })] as ReleaseReply)
+      : reply;
   return {
-    acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
-      if (reads) return acquireThenRead(redis, cmd, batched, order, key, owner, leaseMs, moreWaiters, reads);
-      return batched.acquire(key, fenceKey(resource, prefix), owner, leaseMs, moreWaiters);
+    acquire(resource, key, owner, leaseMs, moreWaiters, reads, join) {
+      const t: AcquireTarget = {
+        key,
+        fence: fenceKey(resource, prefix),
+        queue: queueKeyOf(key),
+        queueLeases: queueLeasesKeyOf(key),
+        owner,
+        leaseMs,
+        more: moreWaiters ? "1" : "0",
+        join: join ? "1" : "0",
+        queueLeaseMs,
+      };
+      if (reads) return acquireThenRead(redis, cmd, batched, order, t, reads);
+      return batched.acquire(t);
     },
     canRead: true,
+    handsOver: true,
+    async leave(resource, key, owner, successor) {
+      const k = keysOf(resource, key);
+      const reply = (await cmd.lockyardLeave(
+        key,
+        releaseChannel(resource, prefix),
+        k.fence,
+        k.queue,
+        k.queueLeases,
+        owner,
+        successor?.owner ?? "",
+        successor?.leaseMs ?? 0,
+        shardedFlag,
+        queueLeaseMs,
+      )) as ReleaseReply;
+      return withNextReads(reply, key, k.fence, successor);
+    },
     async renew(key, owner, leaseMs) {
       return (await cmd.lockyardRenew(key, owner, leaseMs)) === 1;
     },
     renewMany: (items) => renewMany(cmd, items, sharded),
-    release(resource, key, owner, leaseMs, token, listener) {
-      return batched.release(target(resource, key, owner, leaseMs, token, listener));
+    release(resource, key, owner, leaseMs, token, listener, next) {
+      const t = target(resource, key, owner, leaseMs, token, listener, next);
+      const reply = batched.release(t);
+      return next?.reads ? reply.then((r) => withNextReads(r, key, t.fence, next)) : reply;
     },
-    releaseAfter(write, resource, key, owner, leaseMs, token, listener) {
-      return writeThenRelease(
-        redis,
-        batched,
-        write,
-        target(resource, key, owner, leaseMs, token, listener),
-        sharded,
-      );
+    releaseAfter(write, resource, key, owner, leaseMs, token, listener, next) {
+      const t = target(resource, key, owner, leaseMs, token, listener, next);
+      const sent = writeThenRelease(redis, batched, write, t, sharded);
+      if (!next?.reads) return sent;
+      return { reply: sent.reply.then((r) => withNextReads(r, key, t.fence, next)), write: sent.write };
     },
     noReply: isConnectionError,
     list(match, count, limit) {

@@ -5,43 +5,60 @@ import type { ScriptCommands } from "./scripts/index.js";
 import { keySlot } from "./slot.js";
 import { BATCH_CAP, chunks, type Pending, tickBatcher } from "./tick-batch.js";
 
-interface AcquireCall extends Pending<AcquireReply> {
+/** The keys of one lock: its hash, fence counter, waiter queue and queue entry leases (resource.ts). */
+export interface LockKeySet {
   key: string;
   fence: string;
-  owner: string;
-  leaseMs: number;
-  more: string;
+  queue: string;
+  queueLeases: string;
 }
 
-/** What a release names: the lock, where to announce it, and the hold it ends (see release.ts). */
-export interface ReleaseTarget {
-  key: string;
+/** What an acquire attempt names (see acquire.ts). */
+export interface AcquireTarget extends LockKeySet {
+  owner: string;
+  leaseMs: number;
+  /** "1": more waiters queue behind the caller. */
+  more: string;
+  /** "1": a waiter of its own name that joins the queue when refused and adopts a handoff. */
+  join: string;
+  queueLeaseMs: number;
+}
+
+/** What a release names: the lock, where to announce it, the hold it ends and who may take it (release.ts). */
+export interface ReleaseTarget extends LockKeySet {
   channel: string;
-  fence: string;
   owner: string;
   leaseMs: number;
   /** The token the hold was granted with; null when unknown (no token check). */
   token: number | null;
+  queueLeaseMs: number;
+  /** The releasing process's next waiter ("" none) and its lease. */
+  next: string;
+  nextLeaseMs: number;
+  /** "1": grant it to `next` even when other processes' waiters queue (a bounded local streak). */
+  keep: string;
   /** Hears the answer at delivery, before any command sent after it is answered (see in-order.ts). */
   listener: ReleaseListener | undefined;
 }
 
 /**
- * The target is held by reference, not spread into the call: on Node 20's V8, `{ ...target, resolve, reject }`
+ * Targets are held by reference, not spread into the call: on Node 20's V8, `{ ...target, resolve, reject }`
  * (a spread followed by more properties) leaves the fast clone path and cost microseconds per release, with
  * garbage to match, and it made scenario (b) of the bench a third slower.
  */
+interface AcquireCall extends Pending<AcquireReply> {
+  target: AcquireTarget;
+}
 interface ReleaseCall extends Pending<ReleaseReply> {
   target: ReleaseTarget;
 }
 
 export interface Batched {
-  acquire(key: string, fence: string, owner: string, leaseMs: number, more: boolean): Promise<AcquireReply>;
+  acquire(target: AcquireTarget): Promise<AcquireReply>;
   release(target: ReleaseTarget): Promise<ReleaseReply>;
 }
 
-const bySlot = (c: { key: string }) => keySlot(c.key);
-const releaseSlot = (c: ReleaseCall) => keySlot(c.target.key);
+const slotOf = (c: { target: { key: string } }) => keySlot(c.target.key);
 
 /**
  * Acquires and releases issued in the same tick go out as one acquireMany/releaseMany call (per slot on a
@@ -50,15 +67,25 @@ const releaseSlot = (c: ReleaseCall) => keySlot(c.target.key);
  */
 export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InOrder): Batched {
   const shardedFlag = sharded ? "1" : "0";
-  const group = sharded ? bySlot : undefined;
-  const releaseGroup = sharded ? releaseSlot : undefined;
+  const group = sharded ? slotOf : undefined;
 
   const acquire = tickBatcher<AcquireCall>((batch) => {
     for (const part of chunks(batch, BATCH_CAP, group)) {
       if (part.length === 1) {
         const c = part[0]!;
+        const t = c.target;
         order.track(
-          cmd.lockyardAcquire(c.key, c.fence, c.owner, c.leaseMs, c.more) as Promise<AcquireReply>,
+          cmd.lockyardAcquire(
+            t.key,
+            t.fence,
+            t.queue,
+            t.queueLeases,
+            t.owner,
+            t.leaseMs,
+            t.more,
+            t.join,
+            t.queueLeaseMs,
+          ) as Promise<AcquireReply>,
           c,
         );
       } else sendAcquireMany(cmd, part, order);
@@ -66,7 +93,7 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
   });
 
   const release = tickBatcher<ReleaseCall>((batch) => {
-    for (const part of chunks(batch, BATCH_CAP, releaseGroup)) {
+    for (const part of chunks(batch, BATCH_CAP, group)) {
       if (part.length === 1) {
         const c = part[0]!;
         const t = c.target;
@@ -75,10 +102,16 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
             t.key,
             t.channel,
             t.fence,
+            t.queue,
+            t.queueLeases,
             t.owner,
             t.leaseMs,
             shardedFlag,
             tokenArg(t.token),
+            t.queueLeaseMs,
+            t.next,
+            t.nextLeaseMs,
+            t.keep,
           ) as Promise<ReleaseReply>,
           {
             resolve: (reply) => {
@@ -93,9 +126,9 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
   });
 
   return {
-    acquire: (key, fence, owner, leaseMs, more) =>
+    acquire: (target) =>
       new Promise((resolve, reject) => {
-        acquire({ key, fence, owner, leaseMs, more: more ? "1" : "0", resolve, reject });
+        acquire({ target, resolve, reject });
       }),
     release: (target) =>
       new Promise((resolve, reject) => {
@@ -106,16 +139,21 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
 
 function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[], order: InOrder): void {
   const n = part.length;
-  const args: (string | number)[] = new Array(n * 5);
+  const args: (string | number)[] = new Array(n * 9);
   for (let i = 0; i < n; i++) {
-    const c = part[i]!;
-    args[2 * i] = c.key;
-    args[2 * i + 1] = c.fence;
-    args[2 * n + 3 * i] = c.owner;
-    args[2 * n + 3 * i + 1] = c.leaseMs;
-    args[2 * n + 3 * i + 2] = c.more;
+    const t = part[i]!.target;
+    args[4 * i] = t.key;
+    args[4 * i + 1] = t.fence;
+    args[4 * i + 2] = t.queue;
+    args[4 * i + 3] = t.queueLeases;
+    const a = 4 * n + 5 * i;
+    args[a] = t.owner;
+    args[a + 1] = t.leaseMs;
+    args[a + 2] = t.more;
+    args[a + 3] = t.join;
+    args[a + 4] = t.queueLeaseMs;
   }
-  order.track(cmd.lockyardAcquireMany(2 * n, ...args), {
+  order.track(cmd.lockyardAcquireMany(4 * n, ...args), {
     resolve: (out) => {
       for (let i = 0; i < n; i++) {
         const c = part[i]!;
@@ -143,24 +181,31 @@ function sendReleaseMany(
   order: InOrder,
 ): void {
   const n = part.length;
-  const args: (string | number)[] = new Array(n * 6 + 1);
-  args[3 * n] = shardedFlag;
+  const args: (string | number)[] = new Array(n * 12 + 1);
+  args[5 * n] = shardedFlag;
   for (let i = 0; i < n; i++) {
     const t = part[i]!.target;
-    args[3 * i] = t.key;
-    args[3 * i + 1] = t.channel;
-    args[3 * i + 2] = t.fence;
-    args[3 * n + 1 + 3 * i] = t.owner;
-    args[3 * n + 2 + 3 * i] = t.leaseMs;
-    args[3 * n + 3 + 3 * i] = tokenArg(t.token);
+    args[5 * i] = t.key;
+    args[5 * i + 1] = t.channel;
+    args[5 * i + 2] = t.fence;
+    args[5 * i + 3] = t.queue;
+    args[5 * i + 4] = t.queueLeases;
+    const a = 5 * n + 1 + 7 * i;
+    args[a] = t.owner;
+    args[a + 1] = t.leaseMs;
+    args[a + 2] = tokenArg(t.token);
+    args[a + 3] = t.queueLeaseMs;
+    args[a + 4] = t.next;
+    args[a + 5] = t.nextLeaseMs;
+    args[a + 6] = t.keep;
   }
-  order.track(cmd.lockyardReleaseMany(3 * n, ...args), {
+  order.track(cmd.lockyardReleaseMany(5 * n, ...args), {
     resolve: (out) => {
       for (let i = 0; i < n; i++) {
         const c = part[i]!;
         const code = out[2 * i];
-        if (code === 0 || code === 1 || code === 2) {
-          const reply: ReleaseReply = [code, out[2 * i + 1] as number];
+        if (code === 0 || code === 1 || code === 2 || code === 3 || code === 4) {
+          const reply = [code, out[2 * i + 1] as number] as ReleaseReply;
           c.target.listener?.releaseReplied(reply);
           c.resolve(reply);
         } else c.reject(new ReplyError(String(out[2 * i + 1])));

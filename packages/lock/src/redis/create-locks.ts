@@ -22,6 +22,10 @@ export function createLocks(options: LocksOptions): Locks {
   }
   checkNoKeyPrefix("redis", redis);
   const cfg = parseConfig(options);
-  const backend = withReplicaAck(createRedisBackend(options.redis, cfg.prefix), options.redis, options);
+  const backend = withReplicaAck(
+    createRedisBackend(options.redis, cfg.prefix, cfg.queueLeaseMs),
+    options.redis,
+    options,
+  );
   return new LocksCore(backend, cfg);
 }

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { parseMatch } from "../match.js";
-import { WAITERS_FIELD } from "../options.js";
+import { isMarkField } from "../options.js";
 import { fenceKeyOf, resourceOfKey } from "../resource.js";
 import type { LockInfo } from "../types.js";
 
@@ -37,7 +37,7 @@ export async function listRedis(
         const pttl = replies[3 * i + 1]?.[1] as number;
         const fence = replies[3 * i + 2]?.[1] as string | null;
         const owners = Object.entries(hash ?? {})
-          .filter(([f]) => f !== WAITERS_FIELD)
+          .filter(([f]) => !isMarkField(f))
           .map(([owner, c]) => ({ owner, count: Number(c) }));
         // The key expired between SCAN and the pipeline.
         if (owners.length === 0 || out.length >= limit) return;

@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import type { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "../core/backend.js";
-import { fenceKeyOf } from "../resource.js";
 import type { ReadsFn as RedisReads, WriteFn as RedisWrite } from "../types.js";
-import type { Batched, ReleaseTarget } from "./batch.js";
+import type { AcquireTarget, Batched, ReleaseTarget } from "./batch.js";
 import type { InOrder } from "./in-order.js";
 import { acquire } from "./scripts/acquire.js";
 import type { RedisClient, ScriptCommands } from "./scripts/index.js";
@@ -49,17 +48,24 @@ export function acquireThenRead(
   cmd: ScriptCommands,
   batched: Batched,
   order: InOrder,
-  key: string,
-  owner: string,
-  leaseMs: number,
-  more: boolean,
+  t: AcquireTarget,
   reads: ReadsFn,
 ): Promise<AcquireReply> {
-  const lock: LockKeys = { key, fence: fenceKeyOf(key), owner };
+  const lock: LockKeys = { key: t.key, fence: t.fence, owner: t.owner };
   if ((redis as { isCluster?: boolean }).isCluster === true) {
-    return clusterAcquireThenRead(redis, batched, lock, leaseMs, more, reads);
+    return clusterAcquireThenRead(redis, batched, t, lock, reads);
   }
-  const flag = more ? "1" : "0";
+  const args = [
+    t.key,
+    t.fence,
+    t.queue,
+    t.queueLeases,
+    t.owner,
+    t.leaseMs,
+    t.more,
+    t.join,
+    t.queueLeaseMs,
+  ] as const;
   let read!: Promise<unknown>;
   const answered = (reply: unknown): AcquireReply => {
     const r = reply as AcquireReply;
@@ -68,17 +74,14 @@ export function acquireThenRead(
   // Redis lacked the script, so the reads ran before any grant: acquire as usual, then read again.
   const afterNoScript = async (err: unknown) => {
     if (!String((err as Error)?.message).includes("NOSCRIPT")) throw err;
-    const r = (await cmd.lockyardAcquire(key, lock.fence, owner, leaseMs, flag)) as AcquireReply;
-    if (r[0] === 1) {
-      read = (reads as RedisReads)(redis, lock);
-      read.catch(noop);
-    }
+    const r = (await cmd.lockyardAcquire(...args)) as AcquireReply;
+    if (r[0] === 1) read = readAfterGrant(redis, reads, lock);
     return r;
   };
   return new Promise<AcquireReply>((resolve, reject) => {
     corked(redis, () => {
       // Plain EVALSHA, not the defined command: on NOSCRIPT ioredis would re-send that one after the reads.
-      const attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 2, key, lock.fence, owner, leaseMs, flag);
+      const attempt = (redis as Redis).evalsha(ACQUIRE_SHA, 4, ...args);
       read = (reads as RedisReads)(redis, lock);
       // The caller may never look at a failed attempt's read: its rejection must not go unhandled.
       read.catch(noop);
@@ -87,20 +90,25 @@ export function acquireThenRead(
   });
 }
 
+/** The reads of a lock granted already (a handoff, or a grant on a Cluster): sent now, after the grant. */
+export function readAfterGrant(redis: RedisClient, reads: ReadsFn, lock: LockKeys): Promise<unknown> {
+  const read = (reads as RedisReads)(redis, lock);
+  // The caller may never look at it (it gave up meanwhile): its rejection must not go unhandled.
+  read.catch(noop);
+  return read;
+}
+
 /** On a Cluster the reads may live in other slots: issued after the grant. */
 async function clusterAcquireThenRead(
   redis: RedisClient,
   batched: Batched,
+  t: AcquireTarget,
   lock: LockKeys,
-  leaseMs: number,
-  more: boolean,
   reads: ReadsFn,
 ): Promise<AcquireReply> {
-  const r = await batched.acquire(lock.key, lock.fence, lock.owner, leaseMs, more);
+  const r = await batched.acquire(t);
   if (r[0] !== 1) return r;
-  const read = (reads as RedisReads)(redis, lock);
-  read.catch(noop);
-  return [1, r[1], r[2], read];
+  return [1, r[1], r[2], readAfterGrant(redis, reads, lock)];
 }
 
 /**

@@ -30,6 +30,8 @@ export function withReplicaAck(
   const node = redis as Redis;
   return {
     ...backend,
+    // Every grant must pass WAIT here, and a handoff grants inside the holder's release: waiters poll instead.
+    handsOver: false,
     async acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
       const r = await backend.acquire(resource, key, owner, leaseMs, moreWaiters, reads);
       if (r[0] !== 1) return r;

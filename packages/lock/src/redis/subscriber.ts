@@ -11,14 +11,14 @@ export function createRedisSubscriber(
   redis: RedisClient,
   sharded: boolean,
   prefix: string,
-  onRelease: (resource: string) => void,
+  onRelease: (resource: string, message: string) => void,
   onResubscribed: () => void = () => {},
 ): ReleaseSubscriber {
   let conn: Redis | Cluster | undefined;
-  const onMessage = (channel: string) => {
+  const onMessage = (channel: string, message: string) => {
     // The channel of this prefix only (see resource.ts), decoded back to the name as given.
     const resource = resourceOfChannel(prefix, channel);
-    if (resource !== null) onRelease(resource);
+    if (resource !== null) onRelease(resource, message);
   };
   const connection = (): Redis | Cluster => {
     if (conn) return conn;

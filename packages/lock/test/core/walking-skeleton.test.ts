@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocks, fenceKey, type Locks, releaseChannel } from "../../src/index.js";
 import type { ScriptCommands } from "../../src/redis/scripts/index.js";
+import { queueKeyOf, queueLeasesKeyOf } from "../../src/resource.js";
 import { assertNoOverlap, connect, type Hold, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
@@ -50,10 +51,16 @@ describe("walking skeleton", () => {
       h.key,
       releaseChannel(resource),
       fenceKey(resource),
+      queueKeyOf(h.key),
+      queueLeasesKeyOf(h.key),
       "intruder:stale",
       1000,
       "0",
       "",
+      1500,
+      "",
+      0,
+      "0",
     );
     expect(released).toEqual([0, 0]);
     expect(await redis.hget(h.key, h.owner)).toBe("1");

@@ -24,11 +24,15 @@ interface Keys {
   lock: string;
   fence: string;
   channel: string;
+  queue: string;
+  queueLeases: string;
 }
 const keysFor = (name: string): Keys => ({
   lock: `${name}:lock`,
   fence: `${name}:fence`,
   channel: `${name}:ch`,
+  queue: `${name}:queue`,
+  queueLeases: `${name}:queue-leases`,
 });
 
 type Step =
@@ -40,25 +44,34 @@ async function single(k: Keys, s: Step): Promise<unknown[]> {
   if (s.op === "acquire") {
     const r = (await redis.eval(
       acquire.lua,
-      2,
+      4,
       k.lock,
       k.fence,
+      k.queue,
+      k.queueLeases,
       s.owner,
       s.leaseMs,
       s.more ? "1" : "0",
+      "0",
+      1500,
     )) as number[];
     return r.slice(0, 2);
   }
   return (await redis.eval(
     release.lua,
-    3,
+    5,
     k.lock,
     k.channel,
     k.fence,
+    k.queue,
+    k.queueLeases,
     s.owner,
     s.leaseMs,
     "0",
     "",
+    1500,
+    "",
+    0,
   )) as unknown[];
 }
 

@@ -2,13 +2,15 @@ import type {
   AcquireReply,
   LockBackend,
   LockKeys,
+  NextWaiter,
   ReadsFn,
+  ReleaseListener,
   ReleaseReply,
   ReleaseSubscriber,
   WriteFn,
 } from "../../src/core/backend.js";
 import type { RedisClient } from "../../src/redis/scripts/index.js";
-import type { ModelRedis } from "./model.js";
+import type { HandoffArgs, ModelRedis } from "./model.js";
 import type { SimProcess, World } from "./world.js";
 
 /** How hostile the network is in one run; chosen from the seed. */
@@ -160,7 +162,7 @@ export class SimSubscriber implements ReleaseSubscriber {
     private readonly world: World,
     private readonly proc: SimProcess,
     private readonly faults: Faults,
-    private readonly onRelease: (resource: string) => void,
+    private readonly onRelease: (resource: string, message?: string) => void,
     private readonly onResubscribed: (() => void) | undefined,
   ) {}
 
@@ -187,7 +189,7 @@ export class SimSubscriber implements ReleaseSubscriber {
     this.channels.clear();
   }
 
-  deliver(resource: string): void {
+  deliver(resource: string, message: string): void {
     if (!this.up || this.closed || !this.channels.has(resource)) return;
     if (this.faults.dieOnMessage?.()) {
       this.world.log(`${this.proc.name} subscriber dies with the ${resource} release message in flight`);
@@ -197,7 +199,7 @@ export class SimSubscriber implements ReleaseSubscriber {
     this.world.after(
       this.world.rng.int(...this.faults.delayMs),
       () => {
-        if (this.up && !this.closed && this.channels.has(resource)) this.onRelease(resource);
+        if (this.up && !this.closed && this.channels.has(resource)) this.onRelease(resource, message);
       },
       this.proc,
     );
@@ -227,8 +229,41 @@ export function createSimBackend(opts: {
   redis: () => ModelRedis;
   faults: Faults;
   subscribers: Set<SimSubscriber>;
+  /** As Config.queueLeaseMs of the Locks over it. */
+  queueLeaseMs: number;
 }): LockBackend & { subscriber(): SimSubscriber | undefined } {
-  const { world, proc, conn, redis, faults, subscribers } = opts;
+  const { world, proc, conn, redis, faults, subscribers, queueLeaseMs } = opts;
+  const queueOf = (resource: string) => ({
+    q: `queue:${resource}`,
+    qt: `queue-leases:${resource}`,
+    qlease: queueLeaseMs,
+  });
+  const handoffOf = (resource: string, next: NextWaiter | undefined): HandoffArgs => ({
+    ...queueOf(resource),
+    next: next?.owner ?? "",
+    nextLease: next?.leaseMs ?? 0,
+    keep: next?.keep ?? false,
+  });
+  /** A grant to our own next waiter: its reads go out now, after the grant (as the Redis backend does). */
+  const withNextReads = async (
+    reply: ReleaseReply,
+    resource: string,
+    key: string,
+    next: NextWaiter | undefined,
+  ): Promise<ReleaseReply> => {
+    if (reply[0] !== 4 || !next?.reads) return reply;
+    const lock = { key, fence: `fence:${resource}`, owner: next.owner };
+    const sent = withRiders<null>(
+      `read ${resource} ${next.owner}`,
+      () => null,
+      next.reads as never,
+      lock,
+      true,
+    );
+    const read = sent.then((s) => s.ride);
+    read.catch(() => {});
+    return [4, reply[1], read];
+  };
   const channelOf = (resource: string) => `ch:${resource}`;
   let sub: SimSubscriber | undefined;
   /** Ops a reads/write function issued, riding with the attempt or release that called it. */
@@ -287,9 +322,9 @@ export function createSimBackend(opts: {
     }));
   }
   return {
-    async acquire(resource, key, owner, leaseMs, more, reads?: ReadsFn): Promise<AcquireReply> {
+    async acquire(resource, key, owner, leaseMs, more, reads?: ReadsFn, join = false): Promise<AcquireReply> {
       const fence = `fence:${resource}`;
-      const op = () => redis().acquire(key, fence, owner, leaseMs, more);
+      const op = () => redis().acquire(key, fence, owner, leaseMs, more, { ...queueOf(resource), join });
       if (!reads) {
         const [r] = await conn.send<[Settled]>([op], `acquire ${resource} ${owner}`);
         const v = unwrap<[number, number, number]>(r);
@@ -305,6 +340,26 @@ export function createSimBackend(opts: {
       return main[0] === 1 ? [1, main[1], main[2], ride] : [0, main[1]];
     },
     canRead: true,
+    handsOver: true,
+    async leave(resource, key, owner, successor) {
+      const [r] = await conn.send<[Settled]>(
+        [
+          () =>
+            redis().leave(
+              key,
+              channelOf(resource),
+              `fence:${resource}`,
+              owner,
+              successor?.owner ?? "",
+              successor?.leaseMs ?? 0,
+              queueOf(resource),
+            ),
+        ],
+        `leave ${resource} ${owner}`,
+      );
+      const reply = unwrap<[0 | 2 | 3 | 4, number]>(r) as ReleaseReply;
+      return withNextReads(reply, resource, key, successor);
+    },
     async renew(key, owner, leaseMs) {
       const [r] = await conn.send<[Settled]>([() => redis().renew(key, owner, leaseMs)], `renew ${owner}`);
       return unwrap<number>(r) === 1;
@@ -316,16 +371,23 @@ export function createSimBackend(opts: {
       );
       return replies.map((r) => unwrap<number>(r) === 1);
     },
-    async release(resource, key, owner, leaseMs, token): Promise<ReleaseReply> {
+    async release(resource, key, owner, leaseMs, token, _listener, next): Promise<ReleaseReply> {
       const [r] = await conn.send<[Settled]>(
         [
           () =>
-            redis().release(key, channelOf(resource), `fence:${resource}`, owner, leaseMs, tokenArg(token)),
+            redis().release(
+              key,
+              channelOf(resource),
+              `fence:${resource}`,
+              owner,
+              leaseMs,
+              tokenArg(token),
+              handoffOf(resource, next),
+            ),
         ],
-        `release ${resource} ${owner}`,
+        `release ${resource} ${owner}${next ? ` next ${next.owner}${next.keep ? " keep" : ""}` : ""}`,
       );
-      const [code, left] = unwrap<[0 | 1 | 2, number]>(r);
-      return [code, left];
+      return withNextReads(unwrap<ReleaseReply>(r), resource, key, next);
     },
     releaseAfter<T>(
       write: WriteFn<T>,
@@ -334,17 +396,27 @@ export function createSimBackend(opts: {
       owner: string,
       leaseMs: number,
       token: number | null,
+      _listener?: ReleaseListener,
+      next?: NextWaiter,
     ) {
       const op = () =>
-        redis().release(key, channelOf(resource), `fence:${resource}`, owner, leaseMs, tokenArg(token));
-      const sent = withRiders<[0 | 1 | 2, number]>(
-        `write+release ${resource} ${owner}`,
+        redis().release(
+          key,
+          channelOf(resource),
+          `fence:${resource}`,
+          owner,
+          leaseMs,
+          tokenArg(token),
+          handoffOf(resource, next),
+        );
+      const sent = withRiders<ReleaseReply>(
+        `write+release ${resource} ${owner}${next ? ` next ${next.owner}` : ""}`,
         op,
         write as never,
         { key, fence: `fence:${resource}`, owner },
         false,
       );
-      const reply = sent.then((s) => s.main as ReleaseReply);
+      const reply = sent.then((s) => withNextReads(s.main, resource, key, next));
       const written = sent.then(
         (s) =>
           s.ride.then(

@@ -4,13 +4,14 @@ import { scripts, withScripts } from "../../src/redis/scripts/index.js";
 import { redlockAcquire } from "../../src/redis/scripts/redlock-acquire.js";
 import { redlockRelease } from "../../src/redis/scripts/redlock-release.js";
 import { connect, sleep } from "../helpers.js";
-import { ModelRedis } from "./model.js";
+import { type HandoffArgs, ModelRedis, type QueueArgs } from "./model.js";
 import { Rng } from "./rng.js";
 
 /**
  * The simulation's Redis (model.ts) against a real redis-server running the library's own scripts: random
  * sequences of acquire / re-entry / release / renew (single and batched forms) / fencedWrite / fencedRead /
- * Redlock's node acquire and release,
+ * Redlock's node acquire and release, the waiter queue and the handoff (acquire joining and adopting, release
+ * naming a next waiter, leave),
  * with small leases and real waits so keys expire, plus PEXPIRE, DEL and keys of the wrong type. After every
  * operation the replies and the whole state (TYPE, value and PTTL of every key) must be identical.
  *
@@ -26,6 +27,8 @@ const OPS = Number(process.env.DIFF_OPS ?? 40);
 const SEED = Number(process.env.DIFF_SEED ?? 1);
 const OWNERS = ["o1", "o2", "o3"];
 const LEASES = [15, 40, 120, 60_000];
+/** Queue entry leases: some run out within a sequence. */
+const QUEUE_LEASES = [20, 80, 60_000];
 const READ_FIELDS = ["qty", "fence", "other"];
 /** PTTLs of the two may differ by this much (the TIME→script gap, TTL raises decided a ms apart). */
 const TTL_SLACK = 3;
@@ -36,15 +39,16 @@ const SENTINEL = 9_000_000_000_000_000;
 
 let redis: Redis;
 let sub: Redis;
-const messages = new Map<string, number>();
+/** Channel → the bodies published on it, in order of arrival. */
+const messages = new Map<string, string[]>();
 
 beforeAll(async () => {
   redis = connect();
   sub = connect();
   withScripts(redis);
   for (const s of scripts) await redis.script("LOAD", s.lua);
-  sub.on("pmessage", (_p: string, channel: string) =>
-    messages.set(channel, (messages.get(channel) ?? 0) + 1),
+  sub.on("pmessage", (_p: string, channel: string, body: string) =>
+    messages.set(channel, [...(messages.get(channel) ?? []), body]),
   );
   await sub.psubscribe(`mvr:${process.pid}:*`);
 });
@@ -61,7 +65,11 @@ interface Keys {
   fence: string;
   channel: string;
   stock: string;
+  queue: string;
+  queueLeases: string;
 }
+/** Keys per resource in allKeys() order. */
+const KEYS_PER_RESOURCE = 5;
 
 /** Flat replies of the batched forms: entries of an errored lock carry a message; compare by kind. */
 function normBatch(flat: unknown[], width: number): unknown[] {
@@ -104,11 +112,13 @@ class Sequence {
       fence: `${pfx}fence:{${r}}`,
       channel: `${pfx}ch:{${r}}`,
       stock: `${pfx}stock:{${r}}`,
+      queue: `${pfx}queue:{${r}}`,
+      queueLeases: `${pfx}queue-leases:{${r}}`,
     }));
   }
 
   allKeys(): string[] {
-    return this.res.flatMap((k) => [k.lock, k.fence, k.stock]);
+    return this.res.flatMap((k) => [k.lock, k.fence, k.stock, k.queue, k.queueLeases]);
   }
 
   fail(msg: string): never {
@@ -217,7 +227,7 @@ class Sequence {
     }
     this.setTime(raw[0] as string, raw[1] as string);
     keys.forEach((key, i) => {
-      const res = Math.floor(i / 3);
+      const res = Math.floor(i / KEYS_PER_RESOURCE);
       const type = raw[2 + 3 * i] as string;
       const pttl = raw[3 + 3 * i] as number;
       const value = raw[4 + 3 * i];
@@ -238,12 +248,21 @@ class Sequence {
         if (h.fence !== undefined && key.includes(":stock:")) h.fence = this.translate(res, h.fence);
         mv = h;
       }
+      const entryTimes = key.includes(":queue-leases:");
       let rv: unknown = value;
       if (type === "hash") {
         const flat = value as string[];
         const h: Record<string, string> = {};
         for (let j = 0; j < flat.length; j += 2) h[flat[j]!] = flat[j + 1]!;
         rv = h;
+      }
+      // A queue entry's lease end is Redis's ms at the script plus the lease: the model's TIME is a few µs earlier.
+      if (entryTimes && type === "hash" && m.type === "hash") {
+        const [a, b] = [rv as Record<string, string>, mv as Record<string, string>];
+        const same =
+          Object.keys(a).sort().join() === Object.keys(b).sort().join() &&
+          Object.keys(a).every((f) => Math.abs(Number(a[f]) - Number(b[f])) <= TTL_SLACK);
+        if (same) rv = mv;
       }
       if (type !== m.type || JSON.stringify(sortKeys(rv)) !== JSON.stringify(sortKeys(mv)))
         this.fail(
@@ -254,16 +273,16 @@ class Sequence {
     });
   }
 
-  /** Every release the model published reached the subscriber, and no other. */
+  /** Every message the model published reached the subscriber, with the same body, and no other. */
   async comparePublished(): Promise<void> {
-    const want = new Map<string, number>();
-    for (const ch of this.model.published) want.set(ch, (want.get(ch) ?? 0) + 1);
-    for (const [ch] of this.model.messages) want.set(ch, (want.get(ch) ?? 0) + 1);
+    const want = new Map<string, string[]>();
+    for (const [ch, body] of [...this.model.published, ...this.model.messages])
+      want.set(ch, [...(want.get(ch) ?? []), body]);
     this.published = this.model.published.length + this.model.messages.length;
-    const got = () => this.res.map((k) => `${k.channel}=${messages.get(k.channel) ?? 0}`).join(" ");
-    const expected = this.res.map((k) => `${k.channel}=${want.get(k.channel) ?? 0}`).join(" ");
-    for (let i = 0; i < 50 && got() !== expected; i++) await sleep(5);
-    if (got() !== expected) this.fail(`published: Redis ${got()}, model ${expected}`);
+    const show = (m: Map<string, string[]>) =>
+      this.res.map((k) => `${k.channel}=${JSON.stringify([...(m.get(k.channel) ?? [])].sort())}`).join(" ");
+    for (let i = 0; i < 50 && show(messages) !== show(want); i++) await sleep(5);
+    if (show(messages) !== show(want)) this.fail(`published: Redis ${show(messages)}, model ${show(want)}`);
   }
 
   get publishedCount(): number {
@@ -285,7 +304,8 @@ local out = {t[1], t[2]}
 for i = 1, #KEYS do
   local ty = redis.call('type', KEYS[i]).ok
   local v = false
-  if ty == 'hash' then v = redis.call('hgetall', KEYS[i]) elseif ty == 'string' then v = redis.call('get', KEYS[i]) end
+  if ty == 'hash' then v = redis.call('hgetall', KEYS[i]) elseif ty == 'string' then v = redis.call('get', KEYS[i])
+  elseif ty == 'list' then v = redis.call('lrange', KEYS[i], 0, -1) end
   out[#out + 1] = ty
   out[#out + 1] = redis.call('pttl', KEYS[i])
   out[#out + 1] = v
@@ -303,6 +323,9 @@ interface Stats {
   ops: number;
   stopped: number;
   granted: number;
+  adopted: number;
+  handed: number;
+  grantedNext: number;
   reentered: number;
   refused: number;
   released: number;
@@ -319,6 +342,26 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
   const pickRes = () => rng.int(0, 1);
   const lease = () => rng.pick(LEASES);
   const owner = () => rng.pick(OWNERS);
+  const joins = () => (rng.chance(0.5) ? "1" : "0");
+  const qlease = () => rng.pick(QUEUE_LEASES);
+  const queueArgs = (k: Keys, join: string, ql: number): QueueArgs => ({
+    q: k.queue,
+    qt: k.queueLeases,
+    join: join === "1",
+    qlease: ql,
+  });
+  /** What a release may hand over to: nobody, or an owner (sometimes one already holding or queued). */
+  const handoff = (k: Keys): HandoffArgs => {
+    const next = rng.chance(0.5) ? owner() : "";
+    return {
+      q: k.queue,
+      qt: k.queueLeases,
+      qlease: qlease(),
+      next,
+      nextLease: lease(),
+      keep: next !== "" && rng.chance(0.5),
+    };
+  };
   /**
    * The token a release names: none (""), the fence's current value as each side holds it (the holds of the
    * latest grant), or "1", below every token (a hold from before the key was granted afresh).
@@ -362,12 +405,12 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
       const k = s.res[i]!;
       if (roll < 18) {
         // acquire (a fresh grant, a re-entry, or a refusal), single form
-        const [o, l, more] = [owner(), lease(), rng.chance(0.3) ? "1" : "0"];
-        const label = `acquire ${i} ${o} ${l} ${more}`;
+        const [o, l, more, join, ql] = [owner(), lease(), rng.chance(0.3) ? "1" : "0", joins(), qlease()];
+        const label = `acquire ${i} ${o} ${l} ${more} join:${join} qlease:${ql}`;
         const got = await s.op(
           label,
-          (m) => cmd(m).lockyardAcquire!(k.lock, k.fence, o, l, more),
-          () => model.acquire(k.lock, k.fence, o, l, more === "1"),
+          (m) => cmd(m).lockyardAcquire!(k.lock, k.fence, k.queue, k.queueLeases, o, l, more, join, ql),
+          () => model.acquire(k.lock, k.fence, o, l, more === "1", queueArgs(k, join, ql)),
         );
         if (!got) break;
         const [r, mr] = got;
@@ -381,9 +424,14 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
           o: owner(),
           l: lease(),
           more: rng.chance(0.3) ? "1" : "0",
+          join: joins(),
+          ql: qlease(),
         }));
-        const keys = items.flatMap((it) => [s.res[it.i]!.lock, s.res[it.i]!.fence]);
-        const args = items.flatMap((it) => [it.o, it.l, it.more]);
+        const keys = items.flatMap((it) => {
+          const r = s.res[it.i]!;
+          return [r.lock, r.fence, r.queue, r.queueLeases];
+        });
+        const args = items.flatMap((it) => [it.o, it.l, it.more, it.join, it.ql]);
         const label = `acquireMany ${JSON.stringify(items)}`;
         const got = await s.op(
           label,
@@ -391,7 +439,15 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
           () =>
             items.flatMap((it) => {
               try {
-                return model.acquire(s.res[it.i]!.lock, s.res[it.i]!.fence, it.o, it.l, it.more === "1");
+                const r = s.res[it.i]!;
+                return model.acquire(
+                  r.lock,
+                  r.fence,
+                  it.o,
+                  it.l,
+                  it.more === "1",
+                  queueArgs(r, it.join, it.ql),
+                );
               } catch (e) {
                 return [-1, String((e as Error).message), 0];
               }
@@ -414,24 +470,61 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
       } else if (roll < 40) {
         const [o, l] = [owner(), lease()];
         const t = await tokens(k);
-        const label = `release ${i} ${o} ${l} token:${t.mode}`;
+        const h = handoff(k);
+        const label = `release ${i} ${o} ${l} token:${t.mode} ${JSON.stringify(h)}`;
         const got = await s.op(
           label,
-          (m) => cmd(m).lockyardRelease!(k.lock, k.channel, k.fence, o, l, "0", t.redis),
-          () => model.release(k.lock, k.channel, k.fence, o, l, t.model),
+          (m) =>
+            cmd(m).lockyardRelease!(
+              k.lock,
+              k.channel,
+              k.fence,
+              k.queue,
+              k.queueLeases,
+              o,
+              l,
+              "0",
+              t.redis,
+              h.qlease,
+              h.next,
+              h.nextLease,
+              h.keep ? "1" : "0",
+            ),
+          () => model.release(k.lock, k.channel, k.fence, o, l, t.model, h),
         );
         if (!got) break;
-        checkRelease(s, label, got, stats);
+        checkRelease(s, label, i, got, stats);
       } else if (roll < 46) {
         const picked = Array.from({ length: rng.int(1, 3) }, () => ({
           i: pickRes(),
           o: owner(),
           l: lease(),
         }));
-        const items: { i: number; o: string; l: number; t: Awaited<ReturnType<typeof tokens>> }[] = [];
-        for (const it of picked) items.push({ ...it, t: await tokens(s.res[it.i]!) });
-        const keys = items.flatMap((it) => [s.res[it.i]!.lock, s.res[it.i]!.channel, s.res[it.i]!.fence]);
-        const args = ["0", ...items.flatMap((it) => [it.o, it.l, it.t.redis])];
+        const items: {
+          i: number;
+          o: string;
+          l: number;
+          t: Awaited<ReturnType<typeof tokens>>;
+          h: HandoffArgs;
+        }[] = [];
+        for (const it of picked)
+          items.push({ ...it, t: await tokens(s.res[it.i]!), h: handoff(s.res[it.i]!) });
+        const keys = items.flatMap((it) => {
+          const r = s.res[it.i]!;
+          return [r.lock, r.channel, r.fence, r.queue, r.queueLeases];
+        });
+        const args = [
+          "0",
+          ...items.flatMap((it) => [
+            it.o,
+            it.l,
+            it.t.redis,
+            it.h.qlease,
+            it.h.next,
+            it.h.nextLease,
+            it.h.keep ? "1" : "0",
+          ]),
+        ];
         const label = `releaseMany ${JSON.stringify(items.map((it) => ({ ...it, t: it.t.mode })))}`;
         const got = await s.op(
           label,
@@ -440,7 +533,7 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
             items.flatMap((it) => {
               try {
                 const r = s.res[it.i]!;
-                return model.release(r.lock, r.channel, r.fence, it.o, it.l, it.t.model);
+                return model.release(r.lock, r.channel, r.fence, it.o, it.l, it.t.model, it.h);
               } catch (e) {
                 return [-1, String((e as Error).message)];
               }
@@ -449,12 +542,16 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         if (!got) break;
         const [r, mr] = got;
         if (!s.bothOk(label, r, mr)) continue;
-        const rb = normBatch(r.value as unknown[], 2);
-        const mb = normBatch(mr.value as unknown[], 2);
-        if (JSON.stringify(rb) !== JSON.stringify(mb))
-          s.fail(`${label}: redis ${JSON.stringify(rb)} model ${JSON.stringify(mb)}`);
-        for (const e of rb as unknown[][])
-          e[0] === "error" ? stats.errors++ : countRelease(stats, e[0] as number);
+        const rb = normBatch(r.value as unknown[], 2) as unknown[][];
+        const mb = normBatch(mr.value as unknown[], 2) as unknown[][];
+        items.forEach((it, j) => {
+          const [re, me] = [rb[j]!, mb[j]!];
+          if (re[0] === "error" || me[0] === "error") {
+            stats.errors++;
+            if (JSON.stringify(re) !== JSON.stringify(me))
+              s.fail(`${label} #${j}: redis ${JSON.stringify(re)} model ${JSON.stringify(me)}`);
+          } else compareRelease(s, `${label} #${j}`, it.i, re as number[], me as number[], stats);
+        });
       } else if (roll < 52) {
         const [o, l] = [owner(), lease()];
         const label = `renew ${i} ${o} ${l}`;
@@ -552,8 +649,25 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
           () => model.redlockRelease(k.lock, k.channel, o, l),
         );
         if (!got) break;
-        checkRelease(s, label, got, stats);
-      } else if (roll < 84) {
+        checkRelease(s, label, i, got, stats);
+      } else if (roll < 83) {
+        // A queued waiter gives up: leaves (its successor taking its place), or passes on a lock handed to it.
+        const [o, succ, sl, ql] = [owner(), rng.chance(0.5) ? owner() : "", lease(), qlease()];
+        const label = `leave ${i} ${o} successor:${succ} ${sl} qlease:${ql}`;
+        const got = await s.op(
+          label,
+          (m) =>
+            cmd(m).lockyardLeave!(k.lock, k.channel, k.fence, k.queue, k.queueLeases, o, succ, sl, "0", ql),
+          () =>
+            model.leave(k.lock, k.channel, k.fence, o, succ, sl, {
+              q: k.queue,
+              qt: k.queueLeases,
+              qlease: ql,
+            }),
+        );
+        if (!got) break;
+        checkRelease(s, label, i, got, stats);
+      } else if (roll < 85) {
         // Real time passes: short leases run out.
         await sleep(rng.int(1, 25));
         continue;
@@ -622,8 +736,11 @@ function checkAcquire(s: Sequence, label: string, i: number, r: number[], m: num
   if (r[0] !== m[0]) s.fail(`${label}: redis ${JSON.stringify(r)} model ${JSON.stringify(m)}`);
   if (r[0] === 1) {
     if (r[1] !== m[1]) s.fail(`${label}: count ${r[1]} in Redis, ${m[1]} in the model`);
-    s.token(label, i, m[2]!, r[2]!, r[1] === 1);
-    if (r[1] === 1) stats.granted++;
+    // A count of 1 is a fresh grant, or the adoption of a handoff (its token issued by the release already).
+    const adopted = r[1] === 1 && s.tokens[i]!.has(m[2]!);
+    s.token(label, i, m[2]!, r[2]!, r[1] === 1 && !adopted);
+    if (adopted) stats.adopted++;
+    else if (r[1] === 1) stats.granted++;
     else stats.reentered++;
   } else {
     stats.refused++;
@@ -632,19 +749,28 @@ function checkAcquire(s: Sequence, label: string, i: number, r: number[], m: num
   }
 }
 
-/** A single release's replies (either family) must be identical; counted by outcome. */
-function checkRelease(s: Sequence, label: string, [r, mr]: [Reply, Reply], stats: Stats): void {
+/** A single release's (or leave's) replies must agree; counted by outcome. */
+function checkRelease(s: Sequence, label: string, i: number, [r, mr]: [Reply, Reply], stats: Stats): void {
   if (!s.bothOk(label, r, mr)) {
     stats.errors++;
     return;
   }
-  if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
-    s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
-  countRelease(stats, (r.value as number[])[0]!);
+  compareRelease(s, label, i, r.value as number[], mr.value as number[], stats);
+}
+
+/** Identical, except that a handoff's fresh token ({3|4, token}) is compared through the token map. */
+function compareRelease(s: Sequence, label: string, i: number, r: number[], m: number[], stats: Stats): void {
+  const handed = r[0] === 3 || r[0] === 4;
+  if (r[0] !== m[0] || (!handed && r[1] !== m[1]))
+    s.fail(`${label}: redis ${JSON.stringify(r)} model ${JSON.stringify(m)}`);
+  if (handed) s.token(label, i, m[1]!, r[1]!, true);
+  countRelease(stats, r[0]!);
 }
 
 function countRelease(stats: Stats, code: number): void {
   if (code === 0) stats.notOwner++;
+  else if (code === 3) stats.handed++;
+  else if (code === 4) stats.grantedNext++;
   else stats.released++;
 }
 
@@ -654,6 +780,9 @@ describe("the simulation's Redis model agrees with redis-server running the libr
       ops: 0,
       stopped: 0,
       granted: 0,
+      adopted: 0,
+      handed: 0,
+      grantedNext: 0,
       reentered: 0,
       refused: 0,
       released: 0,
@@ -671,6 +800,9 @@ describe("the simulation's Redis model agrees with redis-server running the libr
     // Each kind of answer was exercised, and few sequences had to stop on a clock stall.
     expect(stats.granted).toBeGreaterThan(SEQUENCES);
     expect(stats.reentered).toBeGreaterThan(SEQUENCES / 10);
+    expect(stats.adopted).toBeGreaterThan(SEQUENCES / 20);
+    expect(stats.handed).toBeGreaterThan(SEQUENCES / 20);
+    expect(stats.grantedNext).toBeGreaterThan(SEQUENCES / 10);
     expect(stats.refused).toBeGreaterThan(SEQUENCES / 2);
     expect(stats.notOwner).toBeGreaterThan(SEQUENCES / 2);
     expect(stats.stale).toBeGreaterThan(SEQUENCES / 10);

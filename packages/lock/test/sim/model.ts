@@ -4,7 +4,10 @@
  * real redis-server and requires identical replies and state, so the simulation's Redis is the real one's
  * semantics, not a guess.
  */
-type Value = { kind: "hash"; fields: Map<string, string> } | { kind: "string"; value: string };
+type Value =
+  | { kind: "hash"; fields: Map<string, string> }
+  | { kind: "string"; value: string }
+  | { kind: "list"; items: string[] };
 
 interface Entry {
   value: Value;
@@ -14,10 +17,30 @@ interface Entry {
 
 const FENCE_RETENTION_MS = 86_400_000;
 
+/** The queue keys an acquire touches (queue.ts), and whether it joins; none by default (a queue-less caller). */
+export interface QueueArgs {
+  q: string;
+  qt: string;
+  join: boolean;
+  qlease: number;
+}
+const NO_QUEUE: QueueArgs = { q: "~no-queue", qt: "~no-queue-leases", join: false, qlease: 1 };
+
+/** What a release may hand the lock to (release.ts ARGV[5..8]). */
+export interface HandoffArgs {
+  q: string;
+  qt: string;
+  qlease: number;
+  next: string;
+  nextLease: number;
+  keep: boolean;
+}
+const NO_HANDOFF: HandoffArgs = { ...NO_QUEUE, next: "", nextLease: 0, keep: false };
+
 export class ModelRedis {
   private data = new Map<string, Entry>();
-  /** Published messages: channel names, in order. */
-  published: string[] = [];
+  /** Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `h:<owner>`). */
+  published: [string, string][] = [];
 
   constructor(
     private readonly now: () => number,
@@ -55,6 +78,121 @@ export class ModelRedis {
     return e.value.value;
   }
 
+  private list(key: string): string[] | undefined {
+    const e = this.get(key);
+    if (!e) return undefined;
+    if (e.value.kind !== "list")
+      throw new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    return e.value.items;
+  }
+
+  /** Redis TIME in ms, as the scripts compute it (queue.ts now_ms). */
+  private nowMs(): number {
+    return Math.floor(this.timeUs() / 1000);
+  }
+
+  // ---- queue.ts ----
+
+  private liveHead(q: string, qt: string, now: number): string | undefined {
+    for (;;) {
+      const items = this.list(q);
+      const head = items?.[0];
+      if (head === undefined) return undefined;
+      if (Number(this.hash(qt)?.get(head) ?? "0") >= now) return head;
+      this.lpop(q);
+      this.hdel(qt, head);
+    }
+  }
+
+  private keepEntry(q: string, qt: string, o: string, now: number, qlease: number): void {
+    const items = this.list(q);
+    if (!items?.includes(o)) this.rpush(q, o);
+    this.hsetField(qt, o, String(now + qlease));
+    this.raiseTtl(q, qlease);
+    this.raiseTtl(qt, qlease);
+  }
+
+  private dropEntry(q: string, qt: string, o: string): void {
+    const items = this.list(q);
+    if (items) {
+      const i = items.indexOf(o);
+      if (i !== -1) items.splice(i, 1);
+      if (items.length === 0) this.data.delete(q);
+    }
+    this.hdel(qt, o);
+  }
+
+  private lpop(key: string): void {
+    const items = this.list(key);
+    if (!items) return;
+    items.shift();
+    if (items.length === 0) this.data.delete(key);
+  }
+
+  private rpush(key: string, v: string): void {
+    const items = this.list(key);
+    if (items) items.push(v);
+    else this.data.set(key, { value: { kind: "list", items: [v] }, expiresAt: Number.POSITIVE_INFINITY });
+  }
+
+  private hdel(key: string, field: string): void {
+    const h = this.hash(key);
+    if (!h) return;
+    h.delete(field);
+    if (h.size === 0) this.data.delete(key);
+  }
+
+  private hsetField(key: string, field: string, value: string): void {
+    let h = this.hash(key);
+    if (!h) {
+      h = new Map();
+      this.data.set(key, { value: { kind: "hash", fields: h }, expiresAt: Number.POSITIVE_INFINITY });
+    }
+    h.set(field, value);
+  }
+
+  private handOver(
+    k: string,
+    ch: string,
+    f: string,
+    q: string,
+    qt: string,
+    qlease: number,
+    nxt: string,
+    nlease: number,
+    keep: boolean,
+    waiting: boolean,
+  ): [number, number] {
+    const now = this.nowMs();
+    const head = this.liveHead(q, qt, now);
+    if (head !== undefined && head !== nxt && !(keep && nxt !== "")) {
+      this.dropEntry(q, qt, head);
+      const token = this.nextToken(f);
+      const h = new Map([
+        [head, "1"],
+        ["~handed", head],
+      ]);
+      if (waiting) h.set("~waiters", "1");
+      this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + qlease });
+      if (nxt !== "") this.keepEntry(q, qt, nxt, now, qlease);
+      this.published.push([ch, `h:${head}`]);
+      return [3, token];
+    }
+    if (nxt !== "") {
+      if (head !== undefined) this.dropEntry(q, qt, nxt);
+      const token = this.nextToken(f);
+      const h = new Map([
+        [nxt, "1"],
+        ["~handed", nxt],
+      ]);
+      if (waiting) h.set("~waiters", "1");
+      this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + nlease });
+      return [4, token];
+    }
+    if (waiting) this.published.push([ch, "1"]);
+    return [2, 0];
+  }
+
   pttl(key: string): number {
     const e = this.get(key);
     if (!e) return -2;
@@ -89,10 +227,25 @@ export class ModelRedis {
   }
 
   /** acquire.ts: [1, count, token] | [0, pttl, 0]. */
-  acquire(key: string, fence: string, owner: string, lease: number, more: boolean): [number, number, number] {
+  acquire(
+    key: string,
+    fence: string,
+    owner: string,
+    lease: number,
+    more: boolean,
+    queue: QueueArgs = NO_QUEUE,
+  ): [number, number, number] {
+    const { q, qt, join, qlease } = queue;
     let h = this.hash(key);
     if (!h) {
+      const now = this.nowMs();
+      const head = this.liveHead(q, qt, now);
+      if (head !== undefined && head !== owner) {
+        if (join) this.keepEntry(q, qt, owner, now, qlease);
+        return [0, Math.max(1, Number(this.hash(qt)!.get(head)) - now), 0];
+      }
       const token = this.nextToken(fence);
+      if (head !== undefined) this.dropEntry(q, qt, owner);
       h = new Map([[owner, "1"]]);
       if (more) h.set("~waiters", "1");
       this.data.set(key, { value: { kind: "hash", fields: h }, expiresAt: this.now() + lease });
@@ -102,12 +255,21 @@ export class ModelRedis {
       let token = Number(this.str(fence) ?? "0");
       if (token === 0) token = this.nextToken(fence);
       else this.pexpire(fence, FENCE_RETENTION_MS);
+      if (h.get("~handed") === owner) {
+        h.delete("~handed");
+        if (join) {
+          if (more) h.set("~waiters", "1");
+          this.pexpire(key, lease);
+          return [1, 1, token];
+        }
+      }
       const count = Number(h.get(owner)) + 1;
       h.set(owner, String(count));
       this.raiseTtl(key, lease);
       return [1, count, token];
     }
     h.set("~waiters", "1");
+    if (join) this.keepEntry(q, qt, owner, this.nowMs(), qlease);
     return [0, this.pttl(key), 0];
   }
 
@@ -141,7 +303,7 @@ export class ModelRedis {
     return [2, 0];
   }
 
-  /** release.ts: [0, 0] not-owner (incl. a hold whose token the fence no longer holds) | [1, left] | [2, 0]. */
+  /** release.ts: [0, 0] not-owner (incl. a hold whose token the fence no longer holds) | [1, left] | [2|3|4, …]. */
   release(
     key: string,
     channel: string,
@@ -149,6 +311,7 @@ export class ModelRedis {
     owner: string,
     lease: number,
     token: string,
+    handoff: HandoffArgs = NO_HANDOFF,
   ): [number, number] {
     const h = this.hash(key);
     if (!h?.has(owner)) return [0, 0];
@@ -162,11 +325,46 @@ export class ModelRedis {
       this.raiseTtl(key, lease);
       return [1, left];
     }
-    h.delete(owner);
     const waiting = h.has("~waiters");
     this.data.delete(key);
-    if (waiting) this.published.push(channel);
-    return [2, 0];
+    const { q, qt, qlease, next, nextLease, keep } = handoff;
+    return this.handOver(key, channel, fence, q, qt, qlease, next, nextLease, keep, waiting);
+  }
+
+  /** leave.ts: [0, 0] left | [4, token] passed on to the successor | [3, token] / [2, 0] as release. */
+  leave(
+    key: string,
+    channel: string,
+    fence: string,
+    owner: string,
+    successor: string,
+    successorLease: number,
+    queue: Omit<QueueArgs, "join">,
+  ): [number, number] {
+    const { q, qt, qlease } = queue;
+    const h = this.hash(key);
+    if (h?.get("~handed") === owner) {
+      if (successor !== "") {
+        this.dropEntry(q, qt, successor);
+        const token = this.nextToken(fence);
+        h.delete(owner);
+        h.set(successor, "1");
+        h.set("~handed", successor);
+        this.pexpire(key, successorLease);
+        return [4, token];
+      }
+      const waiting = h.has("~waiters");
+      this.data.delete(key);
+      return this.handOver(key, channel, fence, q, qt, qlease, "", 0, false, waiting);
+    }
+    const items = this.list(q);
+    const pos = items?.indexOf(owner) ?? -1;
+    if (pos !== -1 && successor !== "" && !items!.includes(successor)) {
+      items![pos] = successor;
+      this.hdel(qt, owner);
+      this.hsetField(qt, successor, String(this.nowMs() + qlease));
+    } else this.dropEntry(q, qt, owner);
+    return [0, 0];
   }
 
   /** renew.ts: 1 | 0. */
@@ -227,6 +425,12 @@ export class ModelRedis {
     return [state, ...read.map((f) => h?.get(f) ?? null)];
   }
 
+  /** The queue's entries still alive (what live_head would skip to), without changing anything. */
+  liveEntries(q: string, qt: string): string[] {
+    const now = this.nowMs();
+    return (this.list(q) ?? []).filter((o) => Number(this.hash(qt)?.get(o) ?? "0") >= now);
+  }
+
   /** Test helpers. */
   hset(key: string, field: string, value: string): void {
     let h = this.hash(key);
@@ -240,7 +444,7 @@ export class ModelRedis {
     return Object.fromEntries(this.hash(key) ?? []);
   }
   owners(key: string): string[] {
-    return [...(this.hash(key)?.keys() ?? [])].filter((f) => f !== "~waiters");
+    return [...(this.hash(key)?.keys() ?? [])].filter((f) => f !== "~waiters" && f !== "~handed");
   }
   getString(key: string): string | null {
     return this.str(key) ?? null;
@@ -262,16 +466,29 @@ export class ModelRedis {
     return this.get(key) && this.data.delete(key) ? 1 : 0;
   }
   /** TYPE, PTTL and the value of a key, as the differential test reads them from Redis. */
-  snapshot(key: string): { type: "none" | "hash" | "string"; pttl: number; value: unknown } {
+  snapshot(key: string): { type: "none" | "hash" | "string" | "list"; pttl: number; value: unknown } {
     const e = this.get(key);
     if (!e) return { type: "none", pttl: -2, value: null };
-    const value = e.value.kind === "hash" ? Object.fromEntries(e.value.fields) : e.value.value;
+    const value =
+      e.value.kind === "hash"
+        ? Object.fromEntries(e.value.fields)
+        : e.value.kind === "list"
+          ? [...e.value.items]
+          : e.value.value;
     return { type: e.value.kind, pttl: this.pttl(key), value };
   }
-  /** Absolute expiry (virtual ms) of every live key that has one. */
+  /** Absolute expiry (virtual ms) of every live key that has one, and of every queue entry (queue.ts). */
   expiries(): number[] {
-    return this.keys()
+    const keys = this.keys();
+    const entries = keys
+      .filter((k) => k.includes("queue-leases:"))
+      .flatMap((k) => {
+        const e = this.data.get(k)!.value;
+        return e.kind === "hash" ? [...e.fields.values()].map(Number) : [];
+      });
+    return keys
       .map((k) => this.data.get(k)!.expiresAt)
-      .filter((t) => t !== Number.POSITIVE_INFINITY);
+      .filter((t) => t !== Number.POSITIVE_INFINITY)
+      .concat(entries);
   }
 }

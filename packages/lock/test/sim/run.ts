@@ -49,6 +49,8 @@ const STOCK = "stock:{sim}";
 const STOCK_LOCK = "stock-lock";
 const INITIAL_STOCK = 5;
 const RETRY_MAX = 5_000;
+/** A queued waiter looks every third of this; a paused or dead one holds up the queue at most this long. */
+const QUEUE_LEASE = 600;
 
 interface Section {
   resource: string;
@@ -110,8 +112,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   let redis = new ModelRedis(() => world.now);
   const subscribers = new Set<SimSubscriber>();
   const afterRun = () => {
-    for (const channel of redis.published.splice(0)) {
-      for (const s of subscribers) s.deliver(channel.slice(3));
+    for (const [channel, message] of redis.published.splice(0)) {
+      for (const s of subscribers) s.deliver(channel.slice(3), message);
     }
   };
   // Redlock: independent nodes, each a model of its own; the stock (not used with Redlock: no tokens) and
@@ -175,7 +177,15 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
             };
     } else {
       const c = new SimConnection(world, sim, faults, afterRun);
-      const b = createSimBackend({ world, proc: sim, conn: c, redis: () => redis, faults, subscribers });
+      const b = createSimBackend({
+        world,
+        proc: sim,
+        conn: c,
+        redis: () => redis,
+        faults,
+        subscribers,
+        queueLeaseMs: QUEUE_LEASE,
+      });
       backend = b;
       conn = c;
       subscriber = b.subscriber;
@@ -186,7 +196,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         leaseMs: lease,
         waitMs: 1_000,
         instanceId: `p${i}`,
-        retry: { maxMs: RETRY_MAX, minMs: 5, jitterMs: 10 },
+        retry: { maxMs: RETRY_MAX, minMs: 5, jitterMs: 10, queueLeaseMs: QUEUE_LEASE },
       },
       { clock: sim.clock, random: () => rng.next() },
     );
@@ -274,7 +284,10 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       if (waiting && free) {
         const since = freeSince.get(r) ?? world.now;
         freeSince.set(r, since);
-        if (world.now - since > wakeBound)
+        // A live queued waiter goes first (fairness): a paused or dead one holds the lock up for at most
+        // the queue lease it was last refreshed with, a running one looks within a third of it.
+        const queued = nodeCount === 0 && redis.liveEntries(`queue:${r}`, `queue-leases:${r}`).length > 0;
+        if (world.now - since > wakeBound + (queued ? QUEUE_LEASE : 0))
           fail(`lock ${r} free for ${world.now - since} ms while a waiter waits (lost wake-up)`);
       } else freeSince.delete(r);
     }

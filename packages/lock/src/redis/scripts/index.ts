@@ -3,6 +3,7 @@ import { acquire } from "./acquire.js";
 import { acquireMany } from "./acquire-many.js";
 import { fencedRead } from "./fenced-read.js";
 import { fencedWrite } from "./fenced-write.js";
+import { leave } from "./leave.js";
 import { release } from "./release.js";
 import { releaseMany } from "./release-many.js";
 import { renew } from "./renew.js";
@@ -17,6 +18,7 @@ export const scripts = [
   renewMany,
   release,
   releaseMany,
+  leave,
   fencedWrite,
   fencedRead,
 ] as const;
@@ -27,9 +29,13 @@ export interface ScriptCommands {
   lockyardAcquire(
     lock: K,
     fence: K,
+    queue: K,
+    queueLeases: K,
     owner: string,
     leaseMs: number,
     more: string,
+    join: string,
+    queueLeaseMs: number,
   ): Promise<[number, number, number?]>;
   /** Flat: [ok, countOrPttlOrMessage, token] per lock. */
   lockyardAcquireMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;
@@ -39,10 +45,28 @@ export interface ScriptCommands {
     lock: K,
     channel: K,
     fence: K,
+    queue: K,
+    queueLeases: K,
     owner: string,
     leaseMs: number,
     sharded: string,
     token: string,
+    queueLeaseMs: number,
+    next: string,
+    nextLeaseMs: number,
+    keep: string,
+  ): Promise<[number, number]>;
+  lockyardLeave(
+    lock: K,
+    channel: K,
+    fence: K,
+    queue: K,
+    queueLeases: K,
+    owner: string,
+    successor: string,
+    successorLeaseMs: number,
+    sharded: string,
+    queueLeaseMs: number,
   ): Promise<[number, number]>;
   /** Flat: [code, leftOrMessage] per lock. */
   lockyardReleaseMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<(number | string)[]>;

@@ -2,9 +2,9 @@ import { RELEASE_BODY } from "./release.js";
 
 /**
  * releaseMany: the release body (release.ts) looped over N locks, for the per-tick batcher.
- * KEYS[3i-2] lock hash i, KEYS[3i-1] release channel i, KEYS[3i] fence counter i
- * ARGV[1] "1" to use SPUBLISH (Cluster) instead of PUBLISH; ARGV[3i-1] owner i, ARGV[3i] leaseMs i,
- * ARGV[3i+1] token i ("" when unknown)
+ * KEYS[5i-4..5i] lock hash, release channel, fence counter, waiter queue and entry leases of lock i
+ * ARGV[1] "1" to use SPUBLISH (Cluster) instead of PUBLISH; ARGV[1+7(i-1)+1..7] owner, leaseMs, token,
+ * qleaseMs, next waiter, its leaseMs and keep of lock i (as release's ARGV[1], [2], [4], [5], [6], [7], [8])
  * Returns a flat array, two entries per lock, in order, as release does, or {-1, message} when that lock's
  * commands raised an error; the others are unaffected.
  */
@@ -14,9 +14,10 @@ export const releaseMany = {
   numberOfKeys: undefined,
   lua: `${RELEASE_BODY}
 local out = {}
-for i = 1, #KEYS / 3 do
-  local ok, a, b = pcall(
-    release_one, KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i], ARGV[3 * i - 1], ARGV[3 * i], ARGV[1], ARGV[3 * i + 1])
+for i = 1, #KEYS / 5 do
+  local a0, k0 = 1 + 7 * (i - 1), 5 * (i - 1)
+  local ok, a, b = pcall(release_one, KEYS[k0 + 1], KEYS[k0 + 2], KEYS[k0 + 3], KEYS[k0 + 4], KEYS[k0 + 5],
+    ARGV[a0 + 1], ARGV[a0 + 2], ARGV[1], ARGV[a0 + 3], ARGV[a0 + 4], ARGV[a0 + 5], ARGV[a0 + 6], ARGV[a0 + 7])
   if ok then
     out[2 * i - 1], out[2 * i] = a, b
   else

@@ -1,0 +1,45 @@
+import { QUEUE_BODY } from "./queue.js";
+
+/**
+ * leave: a waiting acquire that gave up (timed out, aborted, closed) leaves the waiter queue (queue.ts).
+ * KEYS[1] lock hash; KEYS[2] release channel; KEYS[3] fence counter; KEYS[4] waiter queue; KEYS[5] entry leases
+ * ARGV[1] owner, ARGV[2] successor: the process's next waiter for this lock ("" none), ARGV[3] its leaseMs,
+ * ARGV[4] "1" to use SPUBLISH (Cluster), ARGV[5] qleaseMs
+ * Returns {0, 0} left (the successor takes the leaver's place in the queue, if it has none of its own);
+ * when the lock had been handed to the leaver meanwhile: {4, token} passed on to the successor with its full
+ * lease, else as release: {3, token} handed to the next live entry, {2, 0} freed.
+ */
+export const LEAVE_BODY = `${QUEUE_BODY}
+local function leave_one(k, ch, f, q, qt, o, succ, slease, sharded, qlease)
+  if redis.call('hget', k, '~handed') == o then
+    if succ ~= '' then
+      drop_entry(q, qt, succ)
+      local token = next_token(f)
+      redis.call('hdel', k, o)
+      redis.call('hset', k, succ, 1, '~handed', succ)
+      redis.call('pexpire', k, slease)
+      return 4, token
+    end
+    local waiting = redis.call('hexists', k, '~waiters')
+    redis.call('del', k)
+    return hand_over(k, ch, f, q, qt, sharded, qlease, '', 0, '0', waiting)
+  end
+  local pos = redis.call('lpos', q, o)
+  if pos and succ ~= '' and not redis.call('lpos', q, succ) then
+    redis.call('lset', q, pos, succ)
+    redis.call('hdel', qt, o)
+    redis.call('hset', qt, succ, now_ms() + qlease)
+  else
+    drop_entry(q, qt, o)
+  end
+  return 0, 0
+end
+`;
+
+export const leave = {
+  name: "lockyardLeave",
+  numberOfKeys: 5,
+  lua: `${LEAVE_BODY}
+return {leave_one(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]))}
+`,
+} as const;

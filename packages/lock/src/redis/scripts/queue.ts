@@ -1,0 +1,78 @@
+/**
+ * The waiter queue and the handoff: Lua helpers shared by acquire, release and leave (each script includes
+ * this body once). Per lock, beside the hash and the fence counter (same hash tag, same Cluster slot):
+ *   KEY q   LIST of waiting owners, oldest first (at most one per process and lock: the local head's)
+ *   KEY qt  HASH owner → Redis time (ms) until which that entry is alive
+ * An entry is a lease too: its waiter refreshes it with every re-check (join), and an entry not refreshed
+ * for `qlease` ms is dead, skipped and dropped by whoever looks at the queue next. Both keys expire by
+ * themselves once no entry has been refreshed for `qlease`.
+ *
+ * A release that frees the lock hands it over in the same script (hand_over): to the first live entry,
+ * with a claim lease of `qlease` and the field `~handed` naming the new owner, announced as `h:<owner>` on
+ * the release channel; that waiter adopts it with its next attempt (acquire with join = '1'). A dead or
+ * gone waiter never adopts, so the claim runs out within `qlease` and the next entry's re-check takes it.
+ * With no live entry, or when the releasing process may keep it a while longer (`keep`, a bounded streak
+ * of local handoffs, see core/streak.ts), the releasing process's own next waiter (`nxt`) gets it at once,
+ * with its full lease, and learns it from the release's reply; else the lock is free and a `~waiters`
+ * mark is answered with the message `1`.
+ */
+export const QUEUE_BODY = `
+local FENCE_RETENTION_MS = 86400000
+local function next_token(f)
+  local t = redis.call('time')
+  local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local token = math.max(tonumber(redis.call('get', f) or '0') + 1, now_us)
+  redis.call('set', f, string.format('%d', token), 'px', FENCE_RETENTION_MS)
+  return token
+end
+local function now_ms()
+  local t = redis.call('time')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function live_head(q, qt, now)
+  while true do
+    local head = redis.call('lindex', q, 0)
+    if not head then return nil end
+    if tonumber(redis.call('hget', qt, head) or '0') >= now then return head end
+    redis.call('lpop', q)
+    redis.call('hdel', qt, head)
+  end
+end
+local function keep_entry(q, qt, o, now, qlease)
+  if not redis.call('lpos', q, o) then redis.call('rpush', q, o) end
+  redis.call('hset', qt, o, now + qlease)
+  if redis.call('pttl', q) < qlease then redis.call('pexpire', q, qlease) end
+  if redis.call('pttl', qt) < qlease then redis.call('pexpire', qt, qlease) end
+end
+local function drop_entry(q, qt, o)
+  redis.call('lrem', q, 1, o)
+  redis.call('hdel', qt, o)
+end
+local function announce(ch, sharded, message)
+  if sharded == '1' then redis.call('spublish', ch, message) else redis.call('publish', ch, message) end
+end
+local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep, waiting)
+  local now = now_ms()
+  local head = live_head(q, qt, now)
+  if head and head ~= nxt and not (keep == '1' and nxt ~= '') then
+    drop_entry(q, qt, head)
+    local token = next_token(f)
+    redis.call('hset', k, head, 1, '~handed', head)
+    if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
+    redis.call('pexpire', k, qlease)
+    if nxt ~= '' then keep_entry(q, qt, nxt, now, qlease) end
+    announce(ch, sharded, 'h:' .. head)
+    return 3, token
+  end
+  if nxt ~= '' then
+    if head then drop_entry(q, qt, nxt) end
+    local token = next_token(f)
+    redis.call('hset', k, nxt, 1, '~handed', nxt)
+    if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
+    redis.call('pexpire', k, nlease)
+    return 4, token
+  end
+  if waiting == 1 then announce(ch, sharded, '1') end
+  return 2, 0
+end
+`;

@@ -1,0 +1,157 @@
+// Issue 13: a release hands the lock to the first live waiter of the Redis-side queue in the same script,
+// and tells only that waiter. Each Locks below has a connection of its own, as a separate process would.
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locks } from "../../src/index.js";
+import { queueKeyOf } from "../../src/resource.js";
+import { commandStats, connect, makeLocks, uniq } from "../helpers.js";
+
+let redis: Redis;
+const extra: Redis[] = [];
+beforeAll(() => {
+  redis = connect();
+});
+afterAll(() => {
+  redis.disconnect();
+  for (const r of extra) r.disconnect();
+});
+
+/** A Locks on a connection of its own: another process, as far as Redis can tell. */
+function process_(instanceId: string, retry = { maxMs: 500, jitterMs: 20 }) {
+  const conn = connect();
+  extra.push(conn);
+  return makeLocks(conn, { instanceId, retry });
+}
+
+/** Makes a Locks deaf to release messages (its subscriber gone, never back): only its re-checks remain. */
+async function deafen(locks: Locks): Promise<void> {
+  const subs = (locks as unknown as { subs: { sub?: { close(): Promise<void> } } }).subs;
+  await expect.poll(() => subs.sub !== undefined).toBe(true);
+  await subs.sub!.close();
+}
+
+const keyOf = (resource: string) => `lock:{${resource}}`;
+const queueOf = (resource: string) => redis.lrange(queueKeyOf(keyOf(resource)), 0, -1);
+
+describe("the release hands the lock over", () => {
+  it("to the queued waiter of another process: one message naming it, adopted with count 1, a higher token", async () => {
+    const resource = uniq("handoff");
+    const a = process_("proc-a");
+    const b = process_("proc-b");
+    const held = await a.locks.acquire(resource);
+    const waiting = b.locks.acquire(resource);
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    const sub = connect();
+    extra.push(sub);
+    const messages: string[] = [];
+    sub.on("message", (_ch, m) => messages.push(m));
+    await sub.subscribe(`lock-released:{${resource}}`);
+    expect(await held.release()).toBe("released");
+    const h = await waiting;
+    expect(messages).toEqual([`h:${h.owner}`]);
+    expect(h.token).toBeGreaterThan(held.token!);
+    // Adopted, not re-entered: the release had handed it a count of 1.
+    expect(b.events.find((e) => e.type === "acquired")).toMatchObject({ count: 1 });
+    const fields = await redis.hgetall(keyOf(resource));
+    expect(fields[h.owner]).toBe("1");
+    expect(fields["~handed"]).toBeUndefined();
+    expect(await queueOf(resource)).toEqual([]);
+    await h.release();
+    await a.locks.close();
+    await b.locks.close();
+  });
+
+  it("to the next waiter of the releasing process without any call of its own", async () => {
+    const resource = uniq("local");
+    const a = process_("proc-local");
+    const held = await a.locks.acquire(resource);
+    const waiters = [a.locks.acquire(resource), a.locks.acquire(resource), a.locks.acquire(resource)];
+    await expect.poll(() => a.events.filter((e) => e.type === "contended").length).toBe(3);
+    const before = await commandStats(redis);
+    await held.release();
+    for (const w of waiters) await (await w).release();
+    const after = await commandStats(redis);
+    // Four releases, nothing else: each release granted the next waiter in its reply.
+    const scripts = (stats: Record<string, number>) => (stats.evalsha ?? 0) + (stats.eval ?? 0);
+    expect(scripts(after) - scripts(before)).toBe(4);
+    await a.locks.close();
+  });
+
+  it("tryAcquire never queues, and never takes a free lock from a live queued waiter", async () => {
+    const resource = uniq("try");
+    const a = process_("proc-hold");
+    const b = process_("proc-wait", { maxMs: 5_000, jitterMs: 20 });
+    const c = process_("proc-try");
+    await a.locks.acquire(resource);
+    const ac = new AbortController();
+    const waiting = b.locks.acquire(resource, { waitMs: 10_000, signal: ac.signal }).catch((e: unknown) => e);
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    expect(await c.locks.tryAcquire(resource)).toBeNull();
+    expect(await queueOf(resource)).toHaveLength(1);
+    // The lock vanishes without a release (as when a lease runs out): free, but b queues first and is alive.
+    await redis.del(keyOf(resource));
+    expect(await c.locks.tryAcquire(resource)).toBeNull();
+    expect(await c.locks.acquire(resource, { waitMs: 0 }).catch((e: unknown) => e)).toMatchObject({
+      name: "LockTimeoutError",
+    });
+    expect(await queueOf(resource)).toHaveLength(1);
+    ac.abort(new Error("done"));
+    await waiting;
+    await expect.poll(() => queueOf(resource)).toEqual([]);
+    // With nobody queued, the free lock is anyone's.
+    const h = await c.locks.tryAcquire(resource);
+    expect(h).not.toBeNull();
+    await h!.release();
+    for (const p of [a, b, c]) await p.locks.close();
+  });
+});
+
+describe("what no waiter may do is hang", () => {
+  it("a waiter whose handoff message is lost adopts the lock on its own re-check, within retry.maxMs", async () => {
+    const resource = uniq("lost-message");
+    const a = process_("proc-rel");
+    const retry = { maxMs: 300, jitterMs: 20 };
+    const b = process_("proc-deaf", retry);
+    const held = await a.locks.acquire(resource);
+    const waiting = b.locks.acquire(resource, { waitMs: 10_000 });
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    await deafen(b.locks);
+    const releasedAt = performance.now();
+    await held.release();
+    const h = await waiting;
+    expect(performance.now() - releasedAt).toBeLessThan(retry.maxMs + retry.jitterMs + 150);
+    expect(b.events.find((e) => e.type === "acquired")).toMatchObject({ count: 1 });
+    await h.release();
+    await a.locks.close();
+    await b.locks.close();
+  });
+
+  it("a waiter that gives up after the lock was handed to it passes it on at once", async () => {
+    const resource = uniq("abort-handed");
+    const a = process_("proc-first");
+    const b = process_("proc-gives-up", { maxMs: 5_000, jitterMs: 20 });
+    const c = process_("proc-after");
+    const held = await a.locks.acquire(resource);
+    const ac = new AbortController();
+    const givingUp = b.locks
+      .acquire(resource, { waitMs: 10_000, signal: ac.signal })
+      .catch((e: unknown) => e);
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    const next = c.locks.acquire(resource, { waitMs: 10_000 });
+    await expect.poll(() => queueOf(resource)).toHaveLength(2);
+    // b cannot hear its handoff and would look only after 5 s; it gives up first.
+    await deafen(b.locks);
+    await held.release();
+    const [bOwner] = await redis.hmget(keyOf(resource), "~handed");
+    expect(bOwner).toMatch(/^proc-gives-up:/);
+    const abortedAt = performance.now();
+    ac.abort(new Error("caller gave up"));
+    expect(await givingUp).toMatchObject({ message: "caller gave up" });
+    const h = await next;
+    // Passed on by b's leave, not by the 1.5 s claim running out.
+    expect(performance.now() - abortedAt).toBeLessThan(300);
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+    for (const p of [a, b, c]) await p.locks.close();
+  });
+});

@@ -1,0 +1,95 @@
+// Issue 13: the Redis-side queue and handoff across real processes (child_process.fork, one connection each).
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { queueKeyOf } from "../../src/resource.js";
+import { assertNoOverlap, connect, type Hold, makeLocks, uniq } from "../helpers.js";
+
+const WORKER = fileURLToPath(new URL("./worker.mjs", import.meta.url));
+type Message = { op: string; holds?: (Hold & { token: number })[] };
+
+let redis: Redis;
+const children: ChildProcess[] = [];
+beforeAll(() => {
+  redis = connect();
+});
+afterAll(() => {
+  for (const c of children) c.kill("SIGKILL");
+  redis.disconnect();
+});
+
+function spawn(): { child: ChildProcess; next: (op: string) => Promise<Message> } {
+  const child = fork(WORKER, [], {
+    env: { ...process.env, REDIS_URL: inject("redisUrl") },
+    stdio: "inherit",
+  });
+  children.push(child);
+  const inbox: Message[] = [];
+  const waiting: ((m: Message) => void)[] = [];
+  child.on("message", (m: Message) => {
+    const w = waiting.shift();
+    if (w) w(m);
+    else inbox.push(m);
+  });
+  const next = (op: string) =>
+    new Promise<Message>((resolve, reject) => {
+      const take = (m: Message) =>
+        m.op === op ? resolve(m) : reject(new Error(`expected ${op}, got ${m.op}`));
+      const m = inbox.shift();
+      if (m) take(m);
+      else waiting.push(take);
+    });
+  return { child, next };
+}
+
+describe("handoff across processes", () => {
+  it("4 processes, 3 callers each: hold intervals never overlap and tokens rise in grant order", async () => {
+    const resource = uniq("xproc");
+    const workers = Array.from({ length: 4 }, spawn);
+    await Promise.all(workers.map((w) => w.next("ready")));
+    for (const w of workers) w.child.send({ op: "contend", resource, rounds: 10, parallel: 3, holdMs: 1 });
+    const done = await Promise.all(workers.map((w) => w.next("done")));
+    const holds = done.flatMap((d) => d.holds!);
+    expect(holds).toHaveLength(4 * 3 * 10);
+    assertNoOverlap(holds);
+    const byStart = [...holds].sort((a, b) => a.start - b.start);
+    for (let i = 1; i < byStart.length; i++) expect(byStart[i]!.token).toBeGreaterThan(byStart[i - 1]!.token);
+    // Nothing is left queued once everyone is served.
+    expect(await redis.exists(queueKeyOf(`lock:{${resource}}`))).toBe(0);
+    for (const w of workers) w.child.kill();
+  });
+
+  it("a SIGKILLed waiter at the head of the queue delays the next one by at most one queue lease", async () => {
+    const resource = uniq("killed-head");
+    const key = `lock:{${resource}}`;
+    const retry = { maxMs: 200, jitterMs: 20 };
+    const queueLeaseMs = 3 * (retry.maxMs + retry.jitterMs);
+    const { locks: holder } = makeLocks(redis, { instanceId: "holder", retry });
+    const other = connect();
+    const { locks: next } = makeLocks(other, { instanceId: "next", retry });
+    const held = await holder.acquire(resource);
+    // The doomed waiter queues first, then this process's waiter behind it.
+    const doomed = spawn();
+    await doomed.next("ready");
+    doomed.child.send({ op: "wait", resource, queueKey: queueKeyOf(key) });
+    await doomed.next("queued");
+    const waiting = next.acquire(resource, { waitMs: 10_000 });
+    await expect.poll(async () => (await redis.lrange(queueKeyOf(key), 0, -1)).length).toBe(2);
+    doomed.child.kill("SIGKILL");
+    await new Promise((r) => doomed.child.once("exit", r));
+    // Its entry is still alive: the release hands the lock to the dead waiter, which never adopts it.
+    const releasedAt = performance.now();
+    expect(await held.release()).toBe("released");
+    expect(await redis.hget(key, "~handed")).toMatch(/^worker-/);
+    const h = await waiting;
+    const delay = performance.now() - releasedAt;
+    // The claim runs out within one queue lease, and the next waiter's re-check (≤ retry.maxMs + jitter) takes it.
+    expect(delay).toBeLessThan(queueLeaseMs + retry.maxMs + retry.jitterMs + 150);
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+    await holder.close();
+    await next.close();
+    other.disconnect();
+  });
+});
