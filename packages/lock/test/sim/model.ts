@@ -39,6 +39,8 @@ const NO_HANDOFF: HandoffArgs = { ...NO_QUEUE, next: "", nextLease: 0, keep: fal
 
 export class ModelRedis {
   private data = new Map<string, Entry>();
+  /** Handoffs made: to another process's queued waiter (release code 3), to the releaser's own next (4). */
+  readonly handoffs = { queued: 0, next: 0 };
   /** Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `h:<owner>`). */
   published: [string, string][] = [];
 
@@ -176,6 +178,7 @@ export class ModelRedis {
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + qlease });
       if (nxt !== "") this.keepEntry(q, qt, nxt, now, qlease);
       this.published.push([ch, `h:${head}`]);
+      this.handoffs.queued++;
       return [3, token];
     }
     if (nxt !== "") {
@@ -187,6 +190,7 @@ export class ModelRedis {
       ]);
       if (waiting) h.set("~waiters", "1");
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + nlease });
+      this.handoffs.next++;
       return [4, token];
     }
     if (waiting) this.published.push([ch, "1"]);

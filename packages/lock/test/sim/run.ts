@@ -40,7 +40,7 @@ export interface SimResult {
   ok: boolean;
   violation?: string;
   trace: string[];
-  stats: { events: number; acquired: number; sold: number; keysLost: number };
+  stats: { events: number; acquired: number; sold: number; keysLost: number; handoffs: number };
 }
 
 const LEASE = 300;
@@ -223,7 +223,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const sectionScope = new AsyncLocalStorage<Section>();
   const pending = new Set<PendingAcquire>();
   const freeSince = new Map<string, number>();
-  const stats = { events: 0, acquired: 0, sold: 0, keysLost: 0 };
+  const stats = { events: 0, acquired: 0, sold: 0, keysLost: 0, handoffs: 0 };
   let sold = 0;
   let badCount = 0;
   const unhandled = (reason: unknown) =>
@@ -603,6 +603,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       (p.locks as unknown as { scope?: { als?: AsyncLocalStorage<unknown> } }).scope?.als?.disable();
   }
   stats.sold = sold;
+  stats.handoffs = redis.handoffs.queued + redis.handoffs.next;
   redis = new ModelRedis(() => world.now);
   return { seed, ok: !violation, violation, trace: world.trace, stats };
 }

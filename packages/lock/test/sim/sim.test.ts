@@ -38,6 +38,7 @@ describe("deterministic simulation of the lock", () => {
       const failed: SimResult[] = [];
       let failures = 0;
       let ignored = 0;
+      let handoffs = 0;
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
@@ -50,6 +51,7 @@ describe("deterministic simulation of the lock", () => {
         events += r.stats.events;
         acquired += r.stats.acquired;
         keysLost += r.stats.keysLost;
+        handoffs += r.stats.handoffs;
         if (TRACE && SEEDS === 1 && r.ok) console.log(`seed ${seed} (ok):\n${r.trace.join("\n")}`);
         if (!r.ok && IGNORE?.test(r.violation!)) {
           ignored++;
@@ -82,7 +84,7 @@ describe("deterministic simulation of the lock", () => {
           `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
         );
       console.log(
-        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${keysLost} lock keys lost, ${secs} s`,
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs, ${keysLost} lock keys lost, ${secs} s`,
       );
     },
     Math.max(600_000, SEEDS * 2_000),
