@@ -9,7 +9,7 @@ import { type RedisServer, startRedis } from "../src/redis-server.js";
 import { apiWorkload, libraryWorkload } from "../src/workload.js";
 
 /**
- * Key patterns: the library's (lock, fence) plus the app's (stock, orders, job runs). The release
+ * Key patterns: the library's (lock, fence, waiter queue) plus the app's (stock, orders, job runs). The release
  * script names its channel as KEYS[2] (so a Cluster routes it to the lock's slot), and Redis checks
  * declared keys against key patterns (read-write for EVAL): `lock-released:*` is needed as a key pattern.
  */
@@ -17,6 +17,9 @@ export const ACL_KEYS = [
   "~lock:*",
   "~fence:*",
   "~lock-released:*",
+  // the waiter queue of each lock and its entries' leases (queue:{r}, queue-leases:{r})
+  "~queue:*",
+  "~queue-leases:*",
   "~stock:*",
   "~order:*",
   "~orders:index",
@@ -56,6 +59,15 @@ export const ACL_COMMANDS = [
   "+get",
   "+del",
   "+publish",
+  // the waiter queue inside the scripts, and its length in the live view
+  "+lindex",
+  "+lpop",
+  "+rpush",
+  "+lpos",
+  "+lrem",
+  "+lset",
+  "+hdel",
+  "+llen",
   // release messages and list(); the live view's keyspace notifications
   "+subscribe",
   "+psubscribe",
