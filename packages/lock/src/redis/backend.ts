@@ -1,9 +1,9 @@
 import type { Cluster, Redis } from "ioredis";
 import type { LockBackend, NextWaiter, ReleaseListener, ReleaseReply, RenewItem } from "../core/backend.js";
-import { fenceKey, queueKeyOf, queueLeasesKeyOf, releaseChannel } from "../resource.js";
-import { type AcquireTarget, batchedScripts, type LockKeySet, type ReleaseTarget } from "./batch.js";
+import { type AcquireTarget, batchedScripts, type ReleaseTarget } from "./batch.js";
 import { isConnectionError } from "./connection-error.js";
 import { anyOrder, inOrderOn } from "./in-order.js";
+import { lockNames } from "./key-names.js";
 import { listRedis } from "./list.js";
 import { acquireThenRead, readAfterGrant, writeThenRelease } from "./reads.js";
 import { type RedisClient, type ScriptCommands, withScripts } from "./scripts/index.js";
@@ -26,12 +26,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
   const order = sharded ? anyOrder : inOrderOn(redis);
   const batched = batchedScripts(cmd, sharded, order);
   const shardedFlag = sharded ? "1" : "0";
-  const keysOf = (resource: string, key: string): LockKeySet => ({
-    key,
-    fence: fenceKey(resource, prefix),
-    queue: queueKeyOf(key),
-    queueLeases: queueLeasesKeyOf(key),
-  });
+  const namesOf = lockNames(prefix);
   const target = (
     resource: string,
     key: string,
@@ -40,21 +35,24 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
     token: number | null,
     listener: ReleaseListener | undefined,
     next: NextWaiter | undefined,
-  ): ReleaseTarget => ({
-    key,
-    fence: fenceKey(resource, prefix),
-    queue: queueKeyOf(key),
-    queueLeases: queueLeasesKeyOf(key),
-    channel: releaseChannel(resource, prefix),
-    owner,
-    leaseMs,
-    token,
-    queueLeaseMs,
-    next: next?.owner ?? "",
-    nextLeaseMs: next?.leaseMs ?? 0,
-    keep: next?.keep ? "1" : "0",
-    listener,
-  });
+  ): ReleaseTarget => {
+    const n = namesOf(resource, key);
+    return {
+      key,
+      fence: n.fence,
+      queue: n.queue,
+      queueLeases: n.queueLeases,
+      channel: n.channel,
+      owner,
+      leaseMs,
+      token,
+      queueLeaseMs,
+      next: next?.owner ?? "",
+      nextLeaseMs: next?.leaseMs ?? 0,
+      keep: next?.keep ? "1" : "0",
+      listener,
+    };
+  };
   /** A grant to our own next waiter carries the promise of its reads, sent now that it holds the lock. */
   const withNextReads = (reply: ReleaseReply, key: string, fence: string, next: NextWaiter | undefined) =>
     reply[0] === 4 && next?.reads
@@ -62,11 +60,12 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
       : reply;
   return {
     acquire(resource, key, owner, leaseMs, moreWaiters, reads, join) {
+      const n = namesOf(resource, key);
       const t: AcquireTarget = {
         key,
-        fence: fenceKey(resource, prefix),
-        queue: queueKeyOf(key),
-        queueLeases: queueLeasesKeyOf(key),
+        fence: n.fence,
+        queue: n.queue,
+        queueLeases: n.queueLeases,
         owner,
         leaseMs,
         more: moreWaiters ? "1" : "0",
@@ -79,10 +78,10 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
     canRead: true,
     handsOver: true,
     async leave(resource, key, owner, successor) {
-      const k = keysOf(resource, key);
+      const k = namesOf(resource, key);
       const reply = (await cmd.lockyardLeave(
         key,
-        releaseChannel(resource, prefix),
+        k.channel,
         k.fence,
         k.queue,
         k.queueLeases,

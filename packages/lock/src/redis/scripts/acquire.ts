@@ -24,8 +24,7 @@ import { QUEUE_BODY } from "./queue.js";
 export const ACQUIRE_BODY = `${QUEUE_BODY}
 local function acquire_one(k, f, q, qt, o, lease, more, join, qlease)
   if redis.call('exists', k) == 0 then
-    local now = now_ms()
-    local head = live_head(q, qt, now)
+    local head, now = queue_head(q, qt)
     if head and head ~= o then
       if join == '1' then keep_entry(q, qt, o, now, tonumber(qlease)) end
       return 0, math.max(1, tonumber(redis.call('hget', qt, head)) - now), 0

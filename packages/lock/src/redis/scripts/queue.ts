@@ -38,6 +38,12 @@ local function live_head(q, qt, now)
     redis.call('hdel', qt, head)
   end
 end
+-- The uncontended path pays one LINDEX for the queue, and no TIME: now is read only when someone queues.
+local function queue_head(q, qt)
+  if not redis.call('lindex', q, 0) then return nil, nil end
+  local now = now_ms()
+  return live_head(q, qt, now), now
+end
 local function keep_entry(q, qt, o, now, qlease)
   if not redis.call('lpos', q, o) then redis.call('rpush', q, o) end
   redis.call('hset', qt, o, now + qlease)
@@ -52,8 +58,7 @@ local function announce(ch, sharded, message)
   if sharded == '1' then redis.call('spublish', ch, message) else redis.call('publish', ch, message) end
 end
 local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep, waiting)
-  local now = now_ms()
-  local head = live_head(q, qt, now)
+  local head, now = queue_head(q, qt)
   if head and head ~= nxt and not (keep == '1' and nxt ~= '') then
     drop_entry(q, qt, head)
     local token = next_token(f)

@@ -21,13 +21,14 @@ import { QUEUE_BODY } from "./queue.js";
  */
 export const RELEASE_BODY = `${QUEUE_BODY}
 local function release_one(k, ch, f, q, qt, o, lease, sharded, token, qlease, nxt, nlease, keep)
-  if redis.call('hexists', k, o) == 0 then return 0, 0 end
+  local count = redis.call('hget', k, o)
+  if not count then return 0, 0 end
   if token ~= '' then
     local current = redis.call('get', f)
     if current and current ~= token then return 0, 0 end
   end
-  local left = redis.call('hincrby', k, o, -1)
-  if left > 0 then
+  if tonumber(count) > 1 then
+    local left = redis.call('hincrby', k, o, -1)
     if redis.call('pttl', k) < tonumber(lease) then redis.call('pexpire', k, lease) end
     return 1, left
   end
