@@ -28,11 +28,24 @@ export function withReplicaAck(
     throw new InvalidOptionError("waitReplicas", replicas, "0 with a Cluster (WAIT needs a single Redis)");
   }
   const node = redis as Redis;
+  // WAIT counts the writes of its own connection. If the connection was replaced between the acquire and the
+  // WAIT (ioredis queues the WAIT and sends it on the new one, perhaps to a promoted replica), WAIT answers
+  // for a connection that wrote nothing and proves nothing about the grant: such an answer counts as none.
+  let closes = 0;
+  const onClose = () => {
+    closes++;
+  };
+  node.on("close", onClose);
   return {
     ...backend,
+    async close() {
+      node.off("close", onClose);
+      await backend.close();
+    },
     // Every grant must pass WAIT here, and a handoff grants inside the holder's release: waiters poll instead.
     handsOver: false,
     async acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
+      const closesBefore = closes;
       const r = await backend.acquire(resource, key, owner, leaseMs, moreWaiters, reads);
       if (r[0] !== 1) return r;
       let acked = 0;
@@ -41,6 +54,12 @@ export function withReplicaAck(
         // Same connection as the acquire script, so WAIT waits for exactly that write (or a later one).
         const ms = Math.max(1, Math.min(timeoutMs, Math.floor(leaseMs / 2)));
         acked = Number(await node.call("WAIT", replicas, ms));
+        if (closes !== closesBefore) {
+          cause = new Error(
+            "the connection was replaced between the acquire and WAIT: its answer proves nothing",
+          );
+          acked = 0;
+        }
       } catch (err) {
         cause = err;
       }

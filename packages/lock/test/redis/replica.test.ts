@@ -46,6 +46,35 @@ describe("waitReplicas (WAIT after acquiring), with a real replica", () => {
     await locks.close();
   });
 
+  it("a WAIT answered on a replacement connection counts as no acknowledgement", async () => {
+    // The Sentinel failover test saw it: the connection dropped after the acquire's reply, ioredis sent the
+    // queued WAIT on the new connection (there, to the promoted replica), which had written nothing and
+    // answered at once with every replica, so a grant that existed only on the dead primary counted as acked.
+    const locks = createLocks({ redis, leaseMs: 2_000, waitReplicas: 1 });
+    const r = uniq("replica.reconnect");
+    const client = redis as unknown as { call: (...args: unknown[]) => Promise<unknown> };
+    const call = client.call;
+    let dropped = false;
+    client.call = function (this: unknown, ...args: unknown[]) {
+      if (!dropped && String(args[0]).toUpperCase() === "WAIT") {
+        dropped = true;
+        redis.disconnect(true);
+      }
+      return call.apply(redis, args);
+    };
+    try {
+      const err = await locks.acquire(r).catch((e: unknown) => e);
+      expect(dropped).toBe(true);
+      expect(err).toMatchObject({ name: "QuorumError", needed: 1, got: 0 });
+    } finally {
+      client.call = call;
+    }
+    // The next acquisition, with no reconnect in between, is acknowledged as usual.
+    const h = await locks.acquire(r);
+    expect(await h.release()).toBe("released");
+    await locks.close();
+  });
+
   it("fails with QuorumError and releases the lock when the replica does not acknowledge", async () => {
     const locks = createLocks({ redis, leaseMs: 600, waitReplicas: 1, waitReplicasTimeoutMs: 200 });
     const r = uniq("replica.paused");
