@@ -146,17 +146,23 @@ export class Handle implements LockHandle, ReleaseListener {
     if (this.host.superseded(this)) return this.releasedAs([0], wasHeld);
     this.heldAtRelease = wasHeld;
     const named = this.host.nameNext(this.resource);
+    const reply = this.host.backend.release(
+      this.resource,
+      this.key,
+      this.owner,
+      this.leaseMs,
+      this.token,
+      this,
+      named && nextWaiterOf(named),
+    );
+    return this.answered(reply, named);
+  }
+
+  /** The release's answer: settles the waiter it named, and a failure starts the background retry. */
+  private async answered(sent: Promise<ReleaseReply>, named: Named | undefined): Promise<ReleaseResult> {
     let reply: ReleaseReply;
     try {
-      reply = await this.host.backend.release(
-        this.resource,
-        this.key,
-        this.owner,
-        this.leaseMs,
-        this.token,
-        this,
-        named && nextWaiterOf(named),
-      );
+      reply = await sent;
     } catch (err) {
       this.host.settleNamed(named, undefined, "none");
       this.host.releaseFailed(this, err);
@@ -202,16 +208,7 @@ export class Handle implements LockHandle, ReleaseListener {
       this,
       named && nextWaiterOf(named),
     );
-    let reply: ReleaseReply;
-    try {
-      reply = await r.reply;
-    } catch (err) {
-      this.host.settleNamed(named, undefined, "none");
-      this.host.releaseFailed(this, err);
-      throw err;
-    }
-    this.host.settleNamed(named, reply, "none");
-    const result = this.releaseOutcome(reply);
+    const result = await this.answered(r.reply, named);
     return { result, write: await r.write };
   }
 

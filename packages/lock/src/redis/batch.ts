@@ -53,6 +53,21 @@ interface ReleaseCall extends Pending<ReleaseReply> {
   target: ReleaseTarget;
 }
 
+/** The acquire script's KEYS then ARGV for one lock, in the order acquire.ts reads them. */
+export function acquireArgs(t: AcquireTarget) {
+  return [
+    t.key,
+    t.fence,
+    t.queue,
+    t.queueLeases,
+    t.owner,
+    t.leaseMs,
+    t.more,
+    t.join,
+    t.queueLeaseMs,
+  ] as const;
+}
+
 export interface Batched {
   acquire(target: AcquireTarget): Promise<AcquireReply>;
   release(target: ReleaseTarget): Promise<ReleaseReply>;
@@ -74,20 +89,7 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
       if (part.length === 1) {
         const c = part[0]!;
         const t = c.target;
-        order.track(
-          cmd.lockyardAcquire(
-            t.key,
-            t.fence,
-            t.queue,
-            t.queueLeases,
-            t.owner,
-            t.leaseMs,
-            t.more,
-            t.join,
-            t.queueLeaseMs,
-          ) as Promise<AcquireReply>,
-          c,
-        );
+        order.track(cmd.lockyardAcquire(...acquireArgs(t)) as Promise<AcquireReply>, c);
       } else sendAcquireMany(cmd, part, order);
     }
   });

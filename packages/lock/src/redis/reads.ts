@@ -3,7 +3,7 @@ import type { Writable } from "node:stream";
 import type { Redis } from "ioredis";
 import type { AcquireReply, LockKeys, ReadsFn, ReleaseReply, WriteFn } from "../core/backend.js";
 import type { ReadsFn as RedisReads, WriteFn as RedisWrite } from "../types.js";
-import type { AcquireTarget, Batched, ReleaseTarget } from "./batch.js";
+import { type AcquireTarget, acquireArgs, type Batched, type ReleaseTarget } from "./batch.js";
 import type { InOrder } from "./in-order.js";
 import { acquire } from "./scripts/acquire.js";
 import type { RedisClient, ScriptCommands } from "./scripts/index.js";
@@ -55,17 +55,7 @@ export function acquireThenRead(
   if ((redis as { isCluster?: boolean }).isCluster === true) {
     return clusterAcquireThenRead(redis, batched, t, lock, reads);
   }
-  const args = [
-    t.key,
-    t.fence,
-    t.queue,
-    t.queueLeases,
-    t.owner,
-    t.leaseMs,
-    t.more,
-    t.join,
-    t.queueLeaseMs,
-  ] as const;
+  const args = acquireArgs(t);
   let read!: Promise<unknown>;
   const answered = (reply: unknown): AcquireReply => {
     const r = reply as AcquireReply;

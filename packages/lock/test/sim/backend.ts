@@ -244,6 +244,26 @@ export function createSimBackend(opts: {
     nextLease: next?.leaseMs ?? 0,
     keep: next?.keep ?? false,
   });
+  /** The release script's run on the model, as both release forms send it. */
+  const releaseOp =
+    (
+      resource: string,
+      key: string,
+      owner: string,
+      leaseMs: number,
+      token: number | null,
+      next: NextWaiter | undefined,
+    ): Op =>
+    () =>
+      redis().release(
+        key,
+        channelOf(resource),
+        `fence:${resource}`,
+        owner,
+        leaseMs,
+        tokenArg(token),
+        handoffOf(resource, next),
+      );
   /** A grant to our own next waiter: its reads go out now, after the grant (as the Redis backend does). */
   const withNextReads = async (
     reply: ReleaseReply,
@@ -373,18 +393,7 @@ export function createSimBackend(opts: {
     },
     async release(resource, key, owner, leaseMs, token, _listener, next): Promise<ReleaseReply> {
       const [r] = await conn.send<[Settled]>(
-        [
-          () =>
-            redis().release(
-              key,
-              channelOf(resource),
-              `fence:${resource}`,
-              owner,
-              leaseMs,
-              tokenArg(token),
-              handoffOf(resource, next),
-            ),
-        ],
+        [releaseOp(resource, key, owner, leaseMs, token, next)],
         `release ${resource} ${owner}${next ? ` next ${next.owner}${next.keep ? " keep" : ""}` : ""}`,
       );
       return withNextReads(unwrap<ReleaseReply>(r), resource, key, next);
@@ -399,16 +408,7 @@ export function createSimBackend(opts: {
       _listener?: ReleaseListener,
       next?: NextWaiter,
     ) {
-      const op = () =>
-        redis().release(
-          key,
-          channelOf(resource),
-          `fence:${resource}`,
-          owner,
-          leaseMs,
-          tokenArg(token),
-          handoffOf(resource, next),
-        );
+      const op = releaseOp(resource, key, owner, leaseMs, token, next);
       const sent = withRiders<ReleaseReply>(
         `write+release ${resource} ${owner}${next ? ` next ${next.owner}` : ""}`,
         op,
