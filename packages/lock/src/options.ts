@@ -23,15 +23,21 @@ export const WAITERS_FIELD = "~waiters";
 /** Names the owner a handoff granted the lock to, until it adopts it (redis/scripts/queue.ts). Never an owner id. */
 export const HANDED_FIELD = "~handed";
 
+/** A refused writer blocks new readers until then (redis/scripts/shared-body.ts). Never an owner id. */
+export const WRITER_WAITS_FIELD = "~writer-waits";
+/** A semaphore's permit count (redis/scripts/shared-body.ts). Never an owner id. */
+export const PERMITS_FIELD = "~permits";
+const MARKS = new Set([WAITERS_FIELD, HANDED_FIELD, WRITER_WAITS_FIELD, PERMITS_FIELD]);
+
 /** Fields of a lock hash that are not owners. */
-export const isMarkField = (field: string): boolean => field === WAITERS_FIELD || field === HANDED_FIELD;
+export const isMarkField = (field: string): boolean => MARKS.has(field);
 
 export function checkOwner(value: unknown): string {
   if (typeof value !== "string" || value.length < 1 || value.length > 256 || isMarkField(value)) {
     throw new InvalidOptionError(
       "owner",
       value,
-      `a string of 1-256 characters other than "${WAITERS_FIELD}" and "${HANDED_FIELD}"`,
+      `a string of 1-256 characters other than ${[...MARKS].map((m) => `"${m}"`).join(", ")}`,
     );
   }
   return value;

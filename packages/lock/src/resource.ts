@@ -31,7 +31,8 @@ const RELEASED = "lock-released:";
 const QUEUE = "queue:";
 const QUEUE_LEASES = "queue-leases:";
 /** Suffixes of our keys besides the lock hash: a prefix ending in one could collide with them. */
-const KEY_SUFFIXES = [FENCE, QUEUE, QUEUE_LEASES];
+// `semaphore:` and `rw:` are the kinds' own prefixes (redis/redis-locks.ts): `a:` semaphores live under `a:semaphore:`.
+const KEY_SUFFIXES = [FENCE, QUEUE, QUEUE_LEASES, "semaphore:", "rw:"];
 const PREFIX = /^[A-Za-z0-9:_.-]{1,64}$/;
 
 export function isValidResource(resource: unknown): resource is string {
@@ -66,7 +67,8 @@ export function assertResource(resource: unknown): asserts resource is string {
 
 /** Validates the `prefix` option (see the table above). */
 export function checkPrefix(value: unknown): string {
-  const expected = "1-64 characters of [A-Za-z0-9:_.-], not ending in fence:, queue: or queue-leases:";
+  const expected =
+    "1-64 characters of [A-Za-z0-9:_.-], not ending in fence:, queue:, queue-leases:, semaphore: or rw:";
   if (typeof value !== "string" || !PREFIX.test(value))
     throw new InvalidOptionError("prefix", value, expected);
   for (const s of KEY_SUFFIXES)

@@ -97,10 +97,42 @@ export interface ListOptions {
   limit?: number;
 }
 
+/**
+ * Several locks taken together (`locks.acquire(["a", "b"])`): all or none, in one order every process
+ * shares (names sorted), so two overlapping sets never deadlock. Each lock keeps its own watchdog and token.
+ */
+export interface MultiLockHandle extends AsyncDisposable {
+  /** The resources, distinct, in the order they were taken. */
+  readonly resources: readonly string[];
+  /** One handle per resource, same order. */
+  readonly handles: readonly LockHandle[];
+  /** Each lock's fencing token, same order. */
+  readonly tokens: readonly (number | null)[];
+  /** Aborts with the LockLostError of the first lock lost. */
+  readonly signal: AbortSignal;
+  /** True while every lock is held. */
+  isHeld(): boolean;
+  /** Renews every lock now; false when any is no longer held. */
+  renew(): Promise<boolean>;
+  /** Releases every lock, last taken first: "released", or "not-owner" when any had been lost. */
+  release(): Promise<ReleaseResult>;
+}
+
 export interface Locks {
   acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle>;
+  /** All of `resources` or none (see MultiLockHandle); `waitMs` bounds the whole acquisition. */
+  acquire(resources: readonly string[], opts?: AcquireOptions): Promise<MultiLockHandle>;
   tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null>;
+  tryAcquire(
+    resources: readonly string[],
+    opts?: Omit<AcquireOptions, "waitMs">,
+  ): Promise<MultiLockHandle | null>;
   withLock<T>(resource: string, fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions): Promise<T>;
+  withLock<T>(
+    resources: readonly string[],
+    fn: (locks: MultiLockHandle) => Promise<T> | T,
+    opts?: AcquireOptions,
+  ): Promise<T>;
   list(opts?: ListOptions): Promise<LockInfo[]>;
   /** Stops the watchdog and waiters and closes the subscriber. Held locks are not released: they expire. */
   close(): Promise<void>;
@@ -124,4 +156,40 @@ export interface CommonLocksOptions {
   instanceId?: string;
   /** Called synchronously for every event; exceptions it throws are ignored. */
   onEvent?: (event: LockEvent) => void;
+}
+
+/** One named lock of a kind (a semaphore, the read or the write side of a read-write lock), bound to its name. */
+export interface ResourceLock {
+  readonly resource: string;
+  acquire(opts?: AcquireOptions): Promise<LockHandle>;
+  tryAcquire(opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null>;
+  withLock<T>(fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions): Promise<T>;
+}
+
+/**
+ * At most `permits` holders at once; each acquire takes one permit, a lease of its own renewed by the
+ * watchdog (a crashed holder's permit comes back when its lease ends). Re-entry within `withLock` (or with
+ * `owner`) re-enters the same permit. Keys: `<prefix>semaphore:{name}` (redis/scripts/shared-body.ts).
+ */
+export interface Semaphore extends ResourceLock {
+  readonly permits: number;
+}
+
+/**
+ * Many readers or one writer. A refused writer keeps new readers out (for one queue lease, renewed while it
+ * waits), so a stream of readers cannot starve it. The writer may re-enter as reader (inside its `withLock`,
+ * or with `owner: writeHandle.owner`); a reader may take the write lock only while it is the sole holder.
+ * Keys: `<prefix>rw:{name}`.
+ */
+export interface ReadWriteLock {
+  readonly resource: string;
+  readonly read: ResourceLock;
+  readonly write: ResourceLock;
+}
+
+/** Locks on a single Redis or a Cluster: the mutex, plus semaphores and read-write locks on the same core. */
+export interface RedisLocks extends Locks {
+  /** The semaphore `resource` with `permits` permits (1-10 000): every caller of a name should agree on it. */
+  semaphore(resource: string, permits: number): Semaphore;
+  readWrite(resource: string): ReadWriteLock;
 }

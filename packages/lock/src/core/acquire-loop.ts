@@ -186,8 +186,9 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
           w.done = true;
           w.standing = "none";
           g.grantEndsBy = clock.now() + q.leaseMs;
-          // Without the waiters mark the holder's release would not publish, so the next head must knock.
-          g.leave(w, more ? "wait" : "attempt");
+          // Without the waiters mark the holder's release would not publish, so the next head must knock;
+          // on a shared lock (a semaphore) there may be room for it right now.
+          g.leave(w, more && !host.backend.shared ? "wait" : "attempt");
           host.dropIfIdle(g, q.resource);
           return handOver(host, q, a.reply, { sentAt, start: s.start, attempts: s.attempts });
         }

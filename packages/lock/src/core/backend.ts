@@ -33,6 +33,11 @@ export interface LockBackend {
     owner: string,
     successor: NextWaiter | undefined,
   ): Promise<ReleaseReply>;
+  /**
+   * True when several owners may hold the lock at once (semaphore permits, read holds): a waiter that is
+   * granted lets the next local waiter try at once instead of waiting for a release.
+   */
+  readonly shared?: boolean;
   /** True when acquire() can carry `reads` (AcquireOptions.reads); the core refuses that option otherwise. */
   readonly canRead?: boolean;
   renew(key: string, owner: string, leaseMs: number): Promise<boolean>;

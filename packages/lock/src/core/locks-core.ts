@@ -1,10 +1,13 @@
 import type { Config } from "../config.js";
 import { InvalidOptionError, LockLostError, LocksClosedError } from "../errors.js";
 import { parseMatch } from "../match.js";
+import { acquireAll } from "../multi/acquire-all.js";
+import type { MultiHandle } from "../multi/handle.js";
+import { lockOrder } from "../multi/order.js";
 import { checkCount, checkMs, checkOwner, checkSignal } from "../options.js";
 import { newOwnerId } from "../owner.js";
 import { assertResource, lockKey } from "../resource.js";
-import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks } from "../types.js";
+import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks, MultiLockHandle } from "../types.js";
 import {
   acquireLoop,
   type GateSlot,
@@ -33,7 +36,6 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   readonly deadlines: Deadlines;
   private readonly scheduler: Scheduler;
   private readonly late: LateReleases;
-  private readonly scope = new Scope();
   private readonly subs: Subscriptions;
   /**
    * key + owner → token of the latest fresh grant to an owner that was already in use here (a re-entry whose
@@ -45,6 +47,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   constructor(
     readonly backend: LockBackend,
     readonly cfg: Config,
+    /** The withLock scope; the read and write sides of a read-write lock share one (a writer re-enters as reader). */
+    private readonly scope = new Scope(),
   ) {
     this.emit = cfg.emit;
     this.clock = cfg.clock;
@@ -66,15 +70,45 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     );
   }
 
-  async acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle> {
-    return (await this.take(resource, opts, false))!;
+  acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle>;
+  acquire(resources: readonly string[], opts?: AcquireOptions): Promise<MultiLockHandle>;
+  async acquire(
+    resource: string | readonly string[],
+    opts?: AcquireOptions,
+  ): Promise<LockHandle | MultiLockHandle> {
+    if (Array.isArray(resource)) return (await this.takeAll(resource, opts, false))!;
+    return (await this.take(resource as string, opts, false))!;
   }
 
-  async tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null> {
-    return this.take(resource, opts, true);
+  tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null>;
+  tryAcquire(
+    resources: readonly string[],
+    opts?: Omit<AcquireOptions, "waitMs">,
+  ): Promise<MultiLockHandle | null>;
+  async tryAcquire(
+    resource: string | readonly string[],
+    opts?: Omit<AcquireOptions, "waitMs">,
+  ): Promise<LockHandle | MultiLockHandle | null> {
+    if (Array.isArray(resource)) return this.takeAll(resource, opts, true);
+    return this.take(resource as string, opts, true);
   }
 
+  withLock<T>(resource: string, fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions): Promise<T>;
+  withLock<T>(
+    resources: readonly string[],
+    fn: (locks: MultiLockHandle) => Promise<T> | T,
+    opts?: AcquireOptions,
+  ): Promise<T>;
   async withLock<T>(
+    resource: string | readonly string[],
+    fn: ((lock: LockHandle) => Promise<T> | T) | ((locks: MultiLockHandle) => Promise<T> | T),
+    opts?: AcquireOptions,
+  ): Promise<T> {
+    if (Array.isArray(resource)) return this.withLocks(resource, fn as (m: MultiLockHandle) => T, opts);
+    return this.withOne(resource as string, fn as (h: LockHandle) => T, opts);
+  }
+
+  private async withOne<T>(
     resource: string,
     fn: (lock: LockHandle) => Promise<T> | T,
     opts?: AcquireOptions,
@@ -93,6 +127,50 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (!outcome.ok) throw outcome.error;
     if (release && !release.ok) throw release.error;
     return outcome.value;
+  }
+
+  /** withLock over several resources: each is in scope for fn (re-entered by nested calls), all released after. */
+  private async withLocks<T>(
+    resources: readonly string[],
+    fn: (locks: MultiLockHandle) => Promise<T> | T,
+    opts?: AcquireOptions,
+  ): Promise<T> {
+    if (typeof fn !== "function") throw new InvalidOptionError("fn", fn, "a function");
+    const m = (await this.takeAll(resources, opts, false))!;
+    const run = m.handles.reduceRight<() => Promise<T> | T>(
+      (inner, h) => () => this.scope.run(h.resource, h as Handle, inner),
+      () => fn(m),
+    );
+    const outcome = await settle(run);
+    const now = this.clock.now();
+    for (const h of m.handles as Handle[]) {
+      if (h.state === "held" && now >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
+    }
+    const release = this.closed ? undefined : await settle(() => m.release());
+    const lost = (m.handles as Handle[]).find((h) => h.lostError)?.lostError;
+    if (lost) {
+      if (outcome.ok || outcome.error === lost) throw lost;
+      throw new LockLostError(lost.resource, lost.owner, lost.reason, { cause: outcome.error });
+    }
+    if (!outcome.ok) throw outcome.error;
+    if (release && !release.ok) throw release.error;
+    return outcome.value;
+  }
+
+  private takeAll(
+    resources: readonly string[],
+    opts: AcquireOptions | undefined,
+    once: boolean,
+  ): Promise<MultiHandle | null> {
+    this.open();
+    return acquireAll(
+      (r, o, one) => this.take(r, o, one),
+      this.clock,
+      lockOrder(resources),
+      opts,
+      this.cfg.waitMs,
+      once,
+    );
   }
 
   async list(opts?: ListOptions): Promise<LockInfo[]> {

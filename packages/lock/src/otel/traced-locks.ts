@@ -16,16 +16,24 @@ export interface TracedState {
  * every other member is the instance's own.
  */
 export function tracedLocks<L extends Locks>(locks: L, s: TracedState): L {
+  // Several resources at once pass through: their holds still get spans (from the events), the call none.
   const own: Pick<Locks, "acquire" | "tryAcquire" | "withLock" | "close"> = {
-    acquire: (resource, opts) => traced(s, "acquire", resource, opts, () => locks.acquire(resource, opts)),
-    tryAcquire: (resource, opts) =>
-      traced(s, "tryAcquire", resource, opts, () => locks.tryAcquire(resource, opts)),
-    withLock: (resource, fn, opts) =>
-      typeof fn !== "function"
+    acquire: ((resource: string, opts?: AcquireOptions) =>
+      Array.isArray(resource)
+        ? locks.acquire(resource, opts)
+        : traced(s, "acquire", resource, opts, () => locks.acquire(resource, opts))) as Locks["acquire"],
+    tryAcquire: ((resource: string, opts?: AcquireOptions) =>
+      Array.isArray(resource)
+        ? locks.tryAcquire(resource, opts)
+        : traced(s, "tryAcquire", resource, opts, () =>
+            locks.tryAcquire(resource, opts),
+          )) as Locks["tryAcquire"],
+    withLock: (<T>(resource: string, fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions) =>
+      typeof fn !== "function" || Array.isArray(resource)
         ? locks.withLock(resource, fn, opts)
         : traced(s, "withLock", resource, opts, (call) =>
             locks.withLock(resource, call ? (h) => underHold(call, h, fn) : fn, opts),
-          ),
+          )) as Locks["withLock"],
     async close() {
       try {
         await locks.close();

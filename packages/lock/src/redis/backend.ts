@@ -6,7 +6,7 @@ import { anyOrder, inOrderOn } from "./in-order.js";
 import { lockNames } from "./key-names.js";
 import { listRedis } from "./list.js";
 import { acquireThenRead, readAfterGrant, writeThenRelease } from "./reads.js";
-import { type RedisClient, type ScriptCommands, withScripts } from "./scripts/index.js";
+import { type RedisClient, withScripts } from "./scripts/index.js";
 import { keySlot } from "./slot.js";
 import { createRedisSubscriber } from "./subscriber.js";
 import { chunks } from "./tick-batch.js";
@@ -96,7 +96,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
     async renew(key, owner, leaseMs) {
       return (await cmd.lockyardRenew(key, owner, leaseMs)) === 1;
     },
-    renewMany: (items) => renewMany(cmd, items, sharded),
+    renewMany: (items) => renewMany((n, ...args) => cmd.lockyardRenewMany(n, ...args), items, sharded),
     release(resource, key, owner, leaseMs, token, listener, next) {
       const t = target(resource, key, owner, leaseMs, token, listener, next);
       const reply = batched.release(t);
@@ -124,8 +124,11 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
  * At most RENEW_CAP locks per call (one slot per call on a Cluster, where a script may only touch one slot);
  * the calls of one tick are sent together, so they still cost about one round trip.
  */
-async function renewMany(
-  cmd: ScriptCommands,
+/** A renew-many script: key count, then the keys, then owner and leaseMs per key; 1 or 0 per key. */
+export type RenewManySender = (numKeys: number, ...keysThenArgs: (string | number)[]) => Promise<number[]>;
+
+export async function renewMany(
+  send: RenewManySender,
   items: readonly RenewItem[],
   sharded: boolean,
 ): Promise<boolean[]> {
@@ -135,7 +138,7 @@ async function renewMany(
   await Promise.all(
     parts.map(async (idx) => {
       const res = await renewBatch(
-        cmd,
+        send,
         idx.map((i) => items[i]!),
       );
       idx.forEach((i, j) => {
@@ -146,7 +149,7 @@ async function renewMany(
   return out;
 }
 
-async function renewBatch(cmd: ScriptCommands, items: readonly RenewItem[]): Promise<boolean[]> {
+async function renewBatch(send: RenewManySender, items: readonly RenewItem[]): Promise<boolean[]> {
   const args: (string | number)[] = new Array(items.length * 3);
   for (let i = 0; i < items.length; i++) {
     const it = items[i]!;
@@ -154,6 +157,6 @@ async function renewBatch(cmd: ScriptCommands, items: readonly RenewItem[]): Pro
     args[items.length + 2 * i] = it.owner;
     args[items.length + 2 * i + 1] = it.leaseMs;
   }
-  const out = await cmd.lockyardRenewMany(items.length, ...args);
+  const out = await send(items.length, ...args);
   return out.map((v) => v === 1);
 }

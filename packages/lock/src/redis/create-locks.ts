@@ -1,10 +1,11 @@
 import type { Cluster, Redis } from "ioredis";
 import { parseConfig } from "../config.js";
-import { LocksCore } from "../core/locks-core.js";
+import type { LockBackend } from "../core/backend.js";
 import { InvalidOptionError } from "../errors.js";
 import { checkNoKeyPrefix } from "../options.js";
-import type { CommonLocksOptions, Locks } from "../types.js";
+import type { CommonLocksOptions, RedisLocks } from "../types.js";
 import { createRedisBackend } from "./backend.js";
+import { RedisLocksCore } from "./redis-locks.js";
 import { type ReplicaAckOptions, withReplicaAck } from "./replica-ack.js";
 
 export interface LocksOptions extends CommonLocksOptions, ReplicaAckOptions {
@@ -13,7 +14,7 @@ export interface LocksOptions extends CommonLocksOptions, ReplicaAckOptions {
 }
 
 /** Locks on one Redis (or one Redis Cluster). Throws InvalidOptionError synchronously on bad options. */
-export function createLocks(options: LocksOptions): Locks {
+export function createLocks(options: LocksOptions): RedisLocks {
   if (typeof options !== "object" || options === null)
     throw new InvalidOptionError("options", options, "an object");
   const redis = options.redis as unknown as { defineCommand?: unknown } | undefined;
@@ -22,10 +23,7 @@ export function createLocks(options: LocksOptions): Locks {
   }
   checkNoKeyPrefix("redis", redis);
   const cfg = parseConfig(options);
-  const backend = withReplicaAck(
-    createRedisBackend(options.redis, cfg.prefix, cfg.queueLeaseMs),
-    options.redis,
-    options,
-  );
-  return new LocksCore(backend, cfg);
+  const wrap = (b: LockBackend) => withReplicaAck(b, options.redis, options);
+  const backend = wrap(createRedisBackend(options.redis, cfg.prefix, cfg.queueLeaseMs));
+  return new RedisLocksCore(backend, cfg, options.redis, wrap);
 }

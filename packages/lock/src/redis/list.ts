@@ -14,6 +14,8 @@ export async function listRedis(
   match: string,
   count: number,
   limit: number,
+  /** An owner field's value → its hold count (the mutex stores the count itself; shared-body.ts more). */
+  countOf: (value: string) => number = Number,
 ): Promise<Omit<LockInfo, "leaseMs">[]> {
   const out: Omit<LockInfo, "leaseMs">[] = [];
   const m = parseMatch(match);
@@ -38,7 +40,7 @@ export async function listRedis(
         const fence = replies[3 * i + 2]?.[1] as string | null;
         const owners = Object.entries(hash ?? {})
           .filter(([f]) => !isMarkField(f))
-          .map(([owner, c]) => ({ owner, count: Number(c) }));
+          .map(([owner, c]) => ({ owner, count: countOf(c) }));
         // The key expired between SCAN and the pipeline.
         if (owners.length === 0 || out.length >= limit) return;
         const info: Omit<LockInfo, "leaseMs"> = { key, resource, owners, pttlMs: pttl };

@@ -8,6 +8,9 @@ import { release } from "./release.js";
 import { releaseMany } from "./release-many.js";
 import { renew } from "./renew.js";
 import { renewMany } from "./renew-many.js";
+import { sharedAcquire } from "./shared-acquire.js";
+import { sharedRelease } from "./shared-release.js";
+import { sharedRenewMany } from "./shared-renew-many.js";
 
 export type RedisClient = Redis | Cluster;
 
@@ -21,9 +24,14 @@ export const scripts = [
   leave,
   fencedWrite,
   fencedRead,
+  sharedAcquire,
+  sharedRelease,
+  sharedRenewMany,
 ] as const;
 
 type K = string;
+/** How a shared lock is taken (shared-acquire.ts): a semaphore permit, a read hold or a write hold. */
+export type SharedMode = "permit" | "read" | "write";
 /** Typed view of the commands defineCommand adds (ioredis does EVALSHA with the NOSCRIPT fallback). */
 export interface ScriptCommands {
   lockyardAcquire(
@@ -77,6 +85,25 @@ export interface ScriptCommands {
     valueField: string,
     fenceField: string,
   ): Promise<[number, number]>;
+  lockyardSharedAcquire(
+    lock: K,
+    fence: K,
+    owner: string,
+    leaseMs: number,
+    more: string,
+    mode: SharedMode,
+    permits: number,
+    writerMarkMs: number,
+  ): Promise<[number, number, number]>;
+  lockyardSharedRelease(
+    lock: K,
+    channel: K,
+    owner: string,
+    mode: Exclude<SharedMode, "permit">,
+    token: string,
+    sharded: string,
+  ): Promise<[number, number]>;
+  lockyardSharedRenewMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   lockyardFencedRead(
     lock: K,
     fence: K,

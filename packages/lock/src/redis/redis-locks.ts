@@ -1,0 +1,53 @@
+import type { Config } from "../config.js";
+import type { LockBackend } from "../core/backend.js";
+import { LocksCore } from "../core/locks-core.js";
+import { LocksClosedError } from "../errors.js";
+import { ReadWriteLocks } from "../rwlock/read-write.js";
+import { Semaphores } from "../semaphore/semaphore.js";
+import type { ReadWriteLock, RedisLocks, Semaphore } from "../types.js";
+import type { RedisClient } from "./scripts/index.js";
+import { createSharedBackend } from "./shared-backend.js";
+
+/** Where a kind's keys live: `<prefix>semaphore:{name}`, `<prefix>rw:{name}` (resource.ts). */
+export const SEMAPHORE_PREFIX = "semaphore:";
+export const READ_WRITE_PREFIX = "rw:";
+
+/** The Redis Locks: the mutex core, plus semaphores and read-write locks on cores of their own. */
+export class RedisLocksCore extends LocksCore implements RedisLocks {
+  private readonly semaphores: Semaphores;
+  private readonly readWrites: ReadWriteLocks;
+
+  constructor(
+    backend: LockBackend,
+    cfg: Config,
+    redis: RedisClient,
+    /** The replica-ack wrapper (or none) the mutex got, for the other kinds too. */
+    wrap: (b: LockBackend) => LockBackend,
+  ) {
+    super(backend, cfg);
+    const kind = (suffix: string): Config => ({ ...cfg, prefix: `${cfg.prefix}${suffix}` });
+    const semCfg = kind(SEMAPHORE_PREFIX);
+    const rwCfg = kind(READ_WRITE_PREFIX);
+    const writerMarkMs = cfg.queueLeaseMs;
+    this.semaphores = new Semaphores(semCfg, (permitsOf) =>
+      wrap(createSharedBackend(redis, { prefix: semCfg.prefix, mode: "permit", permitsOf, writerMarkMs })),
+    );
+    this.readWrites = new ReadWriteLocks(rwCfg, (mode) =>
+      wrap(createSharedBackend(redis, { prefix: rwCfg.prefix, mode, writerMarkMs })),
+    );
+  }
+
+  semaphore(resource: string, permits: number): Semaphore {
+    if (this.closed) throw new LocksClosedError();
+    return this.semaphores.get(resource, permits);
+  }
+
+  readWrite(resource: string): ReadWriteLock {
+    if (this.closed) throw new LocksClosedError();
+    return this.readWrites.get(resource);
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all([super.close(), this.semaphores.close(), this.readWrites.close()]);
+  }
+}

@@ -1,0 +1,65 @@
+import { SHARED_BODY } from "./shared-body.js";
+
+/**
+ * sharedAcquire: one attempt on a semaphore or a read-write lock (layout: shared-body.ts).
+ * KEYS[1] lock hash; KEYS[2] fence counter
+ * ARGV[1] owner, ARGV[2] leaseMs, ARGV[3] "1" when more waiters queue behind the caller (its release must
+ * publish), ARGV[4] mode: "permit" (semaphore), "read" or "write", ARGV[5] permits (mode permit),
+ * ARGV[6] how long a refused writer's mark blocks new readers, ms
+ * Returns {1, count, token} granted or re-entered (count = the owner's holds, token = its grant's), or
+ * {0, pttl, 0} refused (pttl = until the soonest hold or writer mark ends, at least 1).
+ * Re-entry (same owner): always granted, and a writer may re-enter as reader; a reader may take the write
+ * lock only while it is the sole holder. A fresh grant takes a token like the mutex (next_token).
+ */
+export const SHARED_ACQUIRE_BODY = `${SHARED_BODY}
+local function shared_acquire(k, f, o, lease, more, mode, permits, writer_mark)
+  local now = now_ms()
+  local s = holders(k, o, now)
+  local ends = now + tonumber(lease)
+  if mode == 'permit' then redis.call('hset', k, '~permits', permits) end
+  local h = s.mine
+  if h and (mode ~= 'write' or h.w > 0 or s.n == 1) then
+    if mode == 'write' then h.w = h.w + 1 else h.r = h.r + 1 end
+    if ends > h.e then h.e = ends end
+    redis.call('hset', k, o, holder_value(h))
+    if more == '1' then redis.call('hset', k, '~waiters', 1) end
+    keep_alive(k, math.max(s.latest, h.e), s.writer_waits, now)
+    return {1, h.r + h.w, h.t}
+  end
+  local free
+  if mode == 'permit' then free = s.n < tonumber(permits)
+  elseif mode == 'read' then free = s.writers == 0 and s.writer_waits <= now
+  else free = s.n == 0 end
+  if not free then
+    redis.call('hset', k, '~waiters', 1)
+    local writer_waits = s.writer_waits
+    if mode == 'write' then
+      writer_waits = math.max(writer_waits, now + tonumber(writer_mark))
+      redis.call('hset', k, '~writer-waits', writer_waits)
+    end
+    keep_alive(k, s.latest, writer_waits, now)
+    local next_end = s.soonest or writer_waits
+    return {0, math.max(1, next_end - now), 0}
+  end
+  local token = next_token(f)
+  local writer_waits = s.writer_waits
+  if mode == 'write' then
+    redis.call('hdel', k, '~writer-waits')
+    writer_waits = 0
+  end
+  local mine = {r = 1, w = 0, e = ends, t = token}
+  if mode == 'write' then mine = {r = 0, w = 1, e = ends, t = token} end
+  redis.call('hset', k, o, holder_value(mine))
+  if more == '1' then redis.call('hset', k, '~waiters', 1) end
+  keep_alive(k, math.max(s.latest, ends), writer_waits, now)
+  return {1, 1, token}
+end
+`;
+
+export const sharedAcquire = {
+  name: "lockyardSharedAcquire",
+  numberOfKeys: 2,
+  lua: `${SHARED_ACQUIRE_BODY}
+return shared_acquire(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+`,
+} as const;

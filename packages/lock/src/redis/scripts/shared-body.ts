@@ -1,0 +1,57 @@
+import { QUEUE_BODY } from "./queue.js";
+
+/**
+ * Locks that several owners may hold at once (the semaphore and the read-write lock): Lua helpers shared by
+ * shared-acquire, shared-release and shared-renew-many. One HASH per lock, beside its fence counter (same
+ * hash tag, same Cluster slot):
+ *   field <owner>          "reads|writes|expiresAt|token": this owner's re-entry counts (a semaphore permit
+ *                          counts as reads), the Redis time (ms) its lease ends, the token of its grant
+ *   field ~waiters         a refused attempt was made: a release that frees a hold publishes `1`
+ *   field ~writer-waits    Redis time (ms) until which a refused writer blocks new readers (the read-write
+ *                          lock's writer preference; its waiter re-sets it with each look, so a dead writer's
+ *                          mark runs out within one queue lease)
+ *   field ~permits         the semaphore's permit count as last acquired with (for dashboards)
+ * Every holder has a lease of its own: a holder whose lease ended is dropped by whoever looks next, and the
+ * key's TTL is the latest lease (or mark), so an abandoned lock disappears by itself.
+ */
+export const SHARED_BODY = `${QUEUE_BODY}
+local function holder_of(v)
+  local r, w, e, t = string.match(v, '^(%d+)|(%d+)|(%d+)|(%d+)$')
+  return {r = tonumber(r), w = tonumber(w), e = tonumber(e), t = tonumber(t)}
+end
+local function holder_value(h)
+  return string.format('%d|%d|%d|%d', h.r, h.w, h.e, h.t)
+end
+-- Drops ended leases; counts the live holders and writers; finds the caller's hold and the soonest/latest ends.
+local function holders(k, o, now)
+  local all = redis.call('hgetall', k)
+  local s = {n = 0, writers = 0, soonest = nil, latest = 0, mine = nil, writer_waits = 0, waiting = false}
+  for i = 1, #all, 2 do
+    local f, v = all[i], all[i + 1]
+    if f == '~writer-waits' then s.writer_waits = tonumber(v)
+    elseif f == '~waiters' then s.waiting = true
+    elseif f ~= '~permits' then
+      local h = holder_of(v)
+      if h.e <= now then
+        redis.call('hdel', k, f)
+      else
+        s.n = s.n + 1
+        if h.w > 0 then s.writers = s.writers + 1 end
+        if not s.soonest or h.e < s.soonest then s.soonest = h.e end
+        if h.e > s.latest then s.latest = h.e end
+        if f == o then s.mine = h end
+      end
+    end
+  end
+  return s
+end
+-- The key lives as long as its latest lease or a live writer mark; with neither it goes.
+local function keep_alive(k, latest, writer_waits, now)
+  local until_ms = math.max(latest, writer_waits)
+  if until_ms <= now then
+    redis.call('del', k)
+  else
+    redis.call('pexpire', k, until_ms - now)
+  end
+end
+`;

@@ -1,0 +1,43 @@
+import { SHARED_BODY } from "./shared-body.js";
+
+/**
+ * sharedRelease: gives back one hold of a semaphore or read-write lock (layout: shared-body.ts).
+ * KEYS[1] lock hash; KEYS[2] release channel
+ * ARGV[1] owner, ARGV[2] mode: "read" (also a semaphore permit) or "write", ARGV[3] the token the hold was
+ * granted with ("" when unknown), ARGV[4] "1" to use SPUBLISH (Cluster)
+ * Returns {0, 0} not-owner (no such live hold of that mode, or the owner's hold is a newer grant than the
+ * token); {1, left} decremented (the owner still holds `left`); {2, 0} released: the owner's last hold went,
+ * and the channel is published to (message `1`) when a refused attempt marked `~waiters`.
+ * Unlike the mutex, the token is checked against the hold's own: several owners take tokens at once.
+ */
+export const sharedRelease = {
+  name: "lockyardSharedRelease",
+  numberOfKeys: 2,
+  lua: `${SHARED_BODY}
+local k, ch, o, mode, token, sharded = KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local v = redis.call('hget', k, o)
+if not v then return {0, 0} end
+local now = now_ms()
+local h = holder_of(v)
+if h.e <= now or (token ~= '' and string.format('%d', h.t) ~= token) then return {0, 0} end
+if mode == 'write' then
+  if h.w == 0 then return {0, 0} end
+  h.w = h.w - 1
+else
+  if h.r == 0 then return {0, 0} end
+  h.r = h.r - 1
+end
+if h.r + h.w > 0 then
+  redis.call('hset', k, o, holder_value(h))
+  return {1, h.r + h.w}
+end
+redis.call('hdel', k, o)
+local s = holders(k, o, now)
+if s.waiting then
+  redis.call('hdel', k, '~waiters')
+  announce(ch, sharded, '1')
+end
+keep_alive(k, s.latest, s.writer_waits, now)
+return {2, 0}
+`,
+} as const;

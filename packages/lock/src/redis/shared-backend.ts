@@ -1,0 +1,80 @@
+import type { Cluster, Redis } from "ioredis";
+import type { LockBackend, ReleaseReply } from "../core/backend.js";
+import { renewMany } from "./backend.js";
+import { isConnectionError } from "./connection-error.js";
+import { lockNames } from "./key-names.js";
+import { listRedis } from "./list.js";
+import { type RedisClient, type SharedMode, withScripts } from "./scripts/index.js";
+import { createRedisSubscriber } from "./subscriber.js";
+
+export interface SharedBackendOptions {
+  /** The kind's own key prefix (`<prefix>semaphore:`, `<prefix>rw:`): see resource.ts. */
+  prefix: string;
+  mode: SharedMode;
+  /** The permit count of a semaphore's key (mode "permit"). */
+  permitsOf?: (key: string) => number;
+  /** How long a refused writer's mark blocks new readers: one queue lease, re-set by each of its looks. */
+  writerMarkMs: number;
+}
+
+/**
+ * The store of the locks several owners may hold at once (semaphore permits, read and write holds of a
+ * read-write lock), for the same core as the mutex: one script per attempt, release and renew batch
+ * (scripts/shared-*.ts). No Redis-side queue: a release publishes and the waiting processes' heads look.
+ */
+export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions): LockBackend {
+  const cmd = withScripts(redis);
+  const sharded = (redis as { isCluster?: boolean }).isCluster === true;
+  const shardedFlag = sharded ? "1" : "0";
+  const namesOf = lockNames(o.prefix);
+  const releaseMode = o.mode === "write" ? "write" : "read";
+  const permitsOf = o.permitsOf ?? (() => 0);
+  const send = (n: number, ...args: (string | number)[]) => cmd.lockyardSharedRenewMany(n, ...args);
+  return {
+    shared: true,
+    async acquire(resource, key, owner, leaseMs, moreWaiters) {
+      const r = await cmd.lockyardSharedAcquire(
+        key,
+        namesOf(resource, key).fence,
+        owner,
+        leaseMs,
+        moreWaiters ? "1" : "0",
+        o.mode,
+        permitsOf(key),
+        o.writerMarkMs,
+      );
+      return r[0] === 1 ? [1, r[1], r[2]] : [0, r[1]];
+    },
+    async renew(key, owner, leaseMs) {
+      const [ok] = await renewMany(send, [{ key, owner, leaseMs }], sharded);
+      return ok === true;
+    },
+    renewMany: (items) => renewMany(send, items, sharded),
+    async release(resource, key, owner, _leaseMs, token) {
+      const r = await cmd.lockyardSharedRelease(
+        key,
+        namesOf(resource, key).channel,
+        owner,
+        releaseMode,
+        token === null ? "" : String(token),
+        shardedFlag,
+      );
+      return (r[0] === 1 ? [1, r[1]] : [r[0]]) as ReleaseReply;
+    },
+    noReply: isConnectionError,
+    list(match, count, limit) {
+      const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
+      return listRedis(nodes, o.prefix, match, count, limit, holdCount);
+    },
+    createSubscriber(onRelease, onResubscribed) {
+      return createRedisSubscriber(redis, sharded, o.prefix, onRelease, onResubscribed);
+    },
+    async close() {},
+  };
+}
+
+/** reads + writes of a `reads|writes|expiresAt|token` field (shared-body.ts). */
+const holdCount = (value: string): number => {
+  const [reads, writes] = value.split("|");
+  return Number(reads) + Number(writes);
+};
