@@ -6,8 +6,8 @@ import {
   fencedWrite,
   fenceKey,
   type LockHandle,
-  type Locks,
   lockKey,
+  type RedisLocks,
   releaseChannel,
 } from "../../src/index.js";
 import { keySlot } from "../../src/redis/slot.js";
@@ -21,7 +21,7 @@ interface TestCluster {
 
 let cluster: TestCluster;
 let redis: Cluster;
-let locks: Locks;
+let locks: RedisLocks;
 
 /** The master (host:port) serving a key's slot, from the client's own slot map. */
 const masterOf = (key: string): string => redis.slots[keySlot(key)]![0]!;
@@ -267,5 +267,95 @@ describe("Redis Cluster (3 masters)", () => {
         }
       },
     );
+  });
+});
+
+describe("semaphores, read-write locks and multi-resource locks on the Cluster", () => {
+  /** `count` resources per master for keys under `kindPrefix` (the kinds' keys hash on the same tag). */
+  const spreadKind = (name: string) => spread(name, 1);
+
+  it("keeps a semaphore's and a read-write lock's hash, fence and channel in the name's slot", () => {
+    for (const r of NAMES) {
+      const slot = keySlot(lockKey("lock:", r));
+      for (const kind of ["semaphore:", "rw:"]) {
+        const prefix = `lock:${kind}`;
+        expect(keySlot(lockKey(prefix, r))).toBe(slot);
+        expect(keySlot(fenceKey(r, prefix))).toBe(slot);
+        expect(keySlot(releaseChannel(r, prefix))).toBe(slot);
+      }
+    }
+  });
+
+  it("a 2-permit semaphore on every master: never more than 2 inside, waiters woken by SPUBLISH", async () => {
+    // Fallback retries only every 5 s, holds of 30 ms: 12 callers finish within the wait only if woken.
+    const other = createLocks({ redis, retry: { minMs: 5_000, maxMs: 5_000, jitterMs: 0 } });
+    try {
+      await Promise.all(
+        spreadKind("cl.sem").map(async (r) => {
+          let inside = 0;
+          let most = 0;
+          await Promise.all(
+            Array.from({ length: 12 }, (_, i) =>
+              (i % 2 ? locks : other).semaphore(r, 2).withLock(
+                async () => {
+                  most = Math.max(most, ++inside);
+                  await sleep(30);
+                  inside--;
+                },
+                { waitMs: 4_000 },
+              ),
+            ),
+          );
+          expect(most).toBe(2);
+        }),
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a read-write lock on every master: the writer alone, readers together, a release wakes the other side", async () => {
+    const other = createLocks({ redis, retry: { minMs: 5_000, maxMs: 5_000, jitterMs: 0 } });
+    try {
+      for (const r of spreadKind("cl.rw")) {
+        const w = await locks.readWrite(r).write.acquire();
+        const readers = Array.from({ length: 3 }, () => other.readWrite(r).read.acquire({ waitMs: 2_000 }));
+        await sleep(100);
+        expect(await locks.readWrite(r).read.tryAcquire()).toBeNull();
+        await w.release();
+        const got = await Promise.all(readers);
+        expect(new Set(got.map((h) => h.owner)).size).toBe(3);
+        expect(await locks.readWrite(r).write.tryAcquire()).toBeNull();
+        await Promise.all(got.map((h) => h.release()));
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("multi-resource locks across masters: opposite orders never deadlock, each lock held by one at a time", async () => {
+    const other = createLocks({ redis, waitMs: 8_000 });
+    try {
+      const rs = spreadKind("cl.multi");
+      expect(new Set(rs.map((r) => masterOf(`lock:{${r}}`))).size).toBe(cluster.nodes.length);
+      const holds: Hold[] = [];
+      await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          (i % 2 ? locks : other).withLock(
+            i % 4 < 2 ? rs : [...rs].reverse(),
+            async (m) => {
+              const start = performance.now();
+              await sleep(3);
+              holds.push({ owner: m.handles[0]!.owner, start, end: performance.now() });
+            },
+            { waitMs: 8_000 },
+          ),
+        ),
+      );
+      expect(holds).toHaveLength(24);
+      assertNoOverlap(holds);
+    } finally {
+      await other.close();
+    }
   });
 });

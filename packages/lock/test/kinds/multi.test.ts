@@ -1,0 +1,115 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  InvalidOptionError,
+  InvalidResourceError,
+  LockLostError,
+  LockTimeoutError,
+} from "../../src/index.js";
+import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+
+let redis: Redis;
+beforeAll(() => {
+  redis = connect();
+});
+afterAll(() => {
+  redis.disconnect();
+});
+
+describe("multi-resource lock", () => {
+  it("takes all the locks, in name order, with a token each, and releases them all", async () => {
+    const { locks } = makeLocks(redis);
+    const [a, b, c] = [uniq("a"), uniq("b"), uniq("c")];
+    const m = await locks.acquire([c, a, b, a]);
+    expect(m.resources).toEqual([a, b, c].sort());
+    expect(m.tokens.every((t) => typeof t === "number")).toBe(true);
+    for (const r of [a, b, c]) expect(await redis.exists(`lock:{${r}}`)).toBe(1);
+    expect(m.isHeld()).toBe(true);
+    expect(await m.release()).toBe("released");
+    for (const r of [a, b, c]) expect(await redis.exists(`lock:{${r}}`)).toBe(0);
+    await locks.close();
+  });
+
+  it("all or none: one lock held elsewhere → timeout, and the ones taken meanwhile are given back", async () => {
+    const { locks } = makeLocks(redis);
+    const other = makeLocks(redis);
+    const [a, b] = [uniq("a"), uniq("b")].sort() as [string, string];
+    const held = await other.locks.acquire(b);
+    await expect(locks.acquire([a, b], { waitMs: 150 })).rejects.toBeInstanceOf(LockTimeoutError);
+    expect(await redis.exists(`lock:{${a}}`)).toBe(0);
+    expect(await locks.tryAcquire([a, b])).toBeNull();
+    expect(await redis.exists(`lock:{${a}}`)).toBe(0);
+    await held.release();
+    const m = await locks.tryAcquire([a, b]);
+    expect(m?.isHeld()).toBe(true);
+    await m!.release();
+    await Promise.all([locks.close(), other.locks.close()]);
+  });
+
+  it("no deadlock: 40 callers of two Locks take the same two names in opposite orders, each holder alone", async () => {
+    const p1 = makeLocks(redis, { waitMs: 8_000 });
+    const p2 = makeLocks(redis, { waitMs: 8_000 });
+    const [x, y] = [uniq("x"), uniq("y")];
+    const inside = new Map<string, number>([
+      [x, 0],
+      [y, 0],
+    ]);
+    let overlaps = 0;
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? p1 : p2).locks.withLock(i % 4 < 2 ? [x, y] : [y, x], async () => {
+          for (const r of [x, y]) {
+            if (inside.get(r)! > 0) overlaps++;
+            inside.set(r, inside.get(r)! + 1);
+          }
+          await sleep(3);
+          for (const r of [x, y]) inside.set(r, inside.get(r)! - 1);
+        }),
+      ),
+    );
+    expect(overlaps).toBe(0);
+    await Promise.all([p1.locks.close(), p2.locks.close()]);
+  });
+
+  it("losing any one lock aborts the signal with its LockLostError; withLock reports it", async () => {
+    const { locks } = makeLocks(redis, { leaseMs: 300 });
+    const [a, b] = [uniq("a"), uniq("b")];
+    const outcome = locks.withLock([a, b], async (m) => {
+      await redis.del(`lock:{${b}}`);
+      await new Promise((r) => m.signal.addEventListener("abort", r));
+      expect(m.isHeld()).toBe(false);
+      return "done";
+    });
+    await expect(outcome).rejects.toBeInstanceOf(LockLostError);
+    expect(await redis.exists(`lock:{${a}}`)).toBe(0);
+    await locks.close();
+  });
+
+  it("inside withLock([a, b]), acquiring a or b re-enters", async () => {
+    const { locks } = makeLocks(redis);
+    const [a, b] = [uniq("a"), uniq("b")];
+    await locks.withLock([a, b], async (m) => {
+      const h = await locks.acquire(b, { waitMs: 0 });
+      expect(h.count).toBe(2);
+      expect(h.owner).toBe(m.handles[m.resources.indexOf(b)]!.owner);
+      await h.release();
+    });
+    await locks.close();
+  });
+
+  it("refuses bad input with a named error before touching Redis", async () => {
+    const { locks } = makeLocks(redis);
+    await expect(locks.acquire([])).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(locks.acquire(Array.from({ length: 65 }, (_, i) => `r${i}`))).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    );
+    await expect(locks.acquire(["ok", ""])).rejects.toBeInstanceOf(InvalidResourceError);
+    await expect(locks.acquire(["ok", 7 as unknown as string])).rejects.toBeInstanceOf(InvalidResourceError);
+    await expect(locks.acquire(["a", "b"], { reads: async () => 1 })).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    );
+    await expect(locks.acquire(["a", "b"], { waitMs: -1 })).rejects.toBeInstanceOf(InvalidOptionError);
+    expect(await redis.exists("lock:{ok}", "lock:{a}")).toBe(0);
+    await locks.close();
+  });
+});

@@ -1,0 +1,178 @@
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LockLostError, LockTimeoutError } from "../../src/index.js";
+import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+
+let redis: Redis;
+beforeAll(() => {
+  redis = connect();
+});
+afterAll(() => {
+  redis.disconnect();
+});
+
+interface Interval {
+  kind: "read" | "write";
+  start: number;
+  end: number;
+}
+
+/** Throws when a write interval overlaps any other interval. */
+function assertWritersAlone(holds: Interval[]): void {
+  for (const w of holds.filter((h) => h.kind === "write")) {
+    for (const o of holds) {
+      if (o !== w && o.start < w.end && w.start < o.end) {
+        throw new Error(`a writer [${w.start}, ${w.end}] overlaps a ${o.kind} [${o.start}, ${o.end}]`);
+      }
+    }
+  }
+}
+
+describe("read-write lock", () => {
+  it("readers share, a writer is alone: 24 mixed callers over two Locks", async () => {
+    const a = makeLocks(redis, { waitMs: 15_000 });
+    const b = makeLocks(redis, { waitMs: 15_000 });
+    const name = uniq("rw");
+    const holds: Interval[] = [];
+    let readersInside = 0;
+    let mostReaders = 0;
+    await Promise.all(
+      Array.from({ length: 24 }, (_, i) => {
+        const rw = (i % 2 ? a : b).locks.readWrite(name);
+        const kind = i % 6 === 0 ? "write" : "read";
+        return rw[kind].withLock(async () => {
+          const start = performance.now();
+          if (kind === "read") mostReaders = Math.max(mostReaders, ++readersInside);
+          await sleep(kind === "read" ? 25 : 10);
+          if (kind === "read") readersInside--;
+          holds.push({ kind, start, end: performance.now() });
+        });
+      }),
+    );
+    expect(holds).toHaveLength(24);
+    assertWritersAlone(holds);
+    // Readers really do run together (20 readers of 25 ms would take 500 ms one by one).
+    expect(mostReaders).toBeGreaterThan(1);
+    await Promise.all([a.locks.close(), b.locks.close()]);
+  });
+
+  it("readers of one process waiting behind a writer all get in together when it leaves", async () => {
+    const { locks } = makeLocks(redis, { waitMs: 5_000 });
+    const rw = locks.readWrite(uniq("together"));
+    const w = await rw.write.acquire();
+    let inside = 0;
+    let most = 0;
+    const readers = Array.from({ length: 5 }, () =>
+      rw.read.withLock(async () => {
+        most = Math.max(most, ++inside);
+        await sleep(100);
+        inside--;
+      }),
+    );
+    await sleep(50);
+    await w.release();
+    await Promise.all(readers);
+    expect(most).toBe(5);
+    await locks.close();
+  });
+
+  it("a waiting writer is not starved by a stream of readers: new readers wait behind it", async () => {
+    const readers = makeLocks(redis, { waitMs: 10_000 });
+    const writers = makeLocks(redis, { waitMs: 10_000 });
+    const name = uniq("starve");
+    const rw = readers.locks.readWrite(name);
+    let stop = false;
+    let writerAt = Number.POSITIVE_INFINITY;
+    const readStarts: number[] = [];
+    // Overlapping readers, each 40 ms, a new one every 10 ms: without writer preference the lock is never free.
+    const stream = (async () => {
+      const pending: Promise<void>[] = [];
+      while (!stop) {
+        pending.push(
+          rw.read.withLock(async () => {
+            readStarts.push(performance.now());
+            await sleep(40);
+          }),
+        );
+        await sleep(10);
+      }
+      await Promise.all(pending);
+    })();
+    await sleep(100);
+    const asked = performance.now();
+    await writers.locks.readWrite(name).write.withLock(async () => {
+      writerAt = performance.now();
+      await sleep(20);
+    });
+    stop = true;
+    await stream;
+    // It waits for the readers inside when it asked (40 ms) plus wake-up, not for the stream to end.
+    expect(writerAt - asked).toBeLessThan(1_000);
+    const during = readStarts.filter((t) => t > writerAt && t < writerAt + 20);
+    expect(during).toEqual([]);
+    await Promise.all([readers.locks.close(), writers.locks.close()]);
+  });
+
+  it("the writer re-enters as reader inside its withLock; others stay out until it is done", async () => {
+    const { locks } = makeLocks(redis);
+    const other = makeLocks(redis);
+    const name = uniq("downgrade");
+    const rw = locks.readWrite(name);
+    await rw.write.withLock(async (w) => {
+      const r = await rw.read.acquire({ waitMs: 0 });
+      expect(r.owner).toBe(w.owner);
+      expect(r.count).toBe(2);
+      expect(await other.locks.readWrite(name).read.tryAcquire()).toBeNull();
+      expect(await r.release()).toBe("decremented");
+    });
+    const r2 = await other.locks.readWrite(name).read.tryAcquire();
+    expect(r2).not.toBeNull();
+    await r2!.release();
+    await Promise.all([locks.close(), other.locks.close()]);
+  });
+
+  it("a reader may take the write lock only while it reads alone", async () => {
+    const { locks } = makeLocks(redis);
+    const rw = locks.readWrite(uniq("upgrade"));
+    const mine = await rw.read.acquire({ owner: "me" });
+    const theirs = await rw.read.acquire({ owner: "them" });
+    await expect(rw.write.acquire({ owner: "me", waitMs: 100 })).rejects.toBeInstanceOf(LockTimeoutError);
+    await theirs.release();
+    const w = await rw.write.acquire({ owner: "me", waitMs: 1_000 });
+    expect(w.count).toBe(2);
+    expect(await w.release()).toBe("decremented");
+    expect(await mine.release()).toBe("released");
+    await locks.close();
+  });
+
+  it("a crashed writer's hold ends with its lease; its readers-blocking mark ends with the queue lease", async () => {
+    const crashed = makeLocks(redis, { leaseMs: 300, retry: { maxMs: 50, jitterMs: 5 } });
+    const live = makeLocks(redis);
+    const name = uniq("crash");
+    await crashed.locks.readWrite(name).write.acquire();
+    // A second writer of the crashed process waits (and marks), then everything stops.
+    void crashed.locks
+      .readWrite(name)
+      .write.acquire({ waitMs: 200 })
+      .catch(() => {});
+    await sleep(100);
+    expect(await redis.hexists(`lock:rw:{${name}}`, "~writer-waits")).toBe(1);
+    await crashed.locks.close();
+    const started = performance.now();
+    const r = await live.locks.readWrite(name).read.acquire({ waitMs: 3_000 });
+    // Lease 300 ms, mark 3 × (50 + 5) = 165 ms after its last look.
+    expect(performance.now() - started).toBeLessThan(2_000);
+    await r.release();
+    await live.locks.close();
+  });
+
+  it("a read hold taken away is reported lost", async () => {
+    const { locks } = makeLocks(redis, { leaseMs: 300 });
+    const name = uniq("lost");
+    const h = await locks.readWrite(name).read.acquire();
+    const lost = new Promise<unknown>((r) => h.signal.addEventListener("abort", () => r(h.signal.reason)));
+    await redis.del(`lock:rw:{${name}}`);
+    expect(await lost).toBeInstanceOf(LockLostError);
+    await locks.close();
+  });
+});
