@@ -1,4 +1,4 @@
-import type { Locks } from "@lockyard/lock";
+import type { Locks, RedisLocks } from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { RunRegistry } from "./demo/runs/registry.js";
@@ -37,7 +37,8 @@ export interface Config {
 export interface Services {
   config: Config;
   redis: Redis;
-  locks: Locks;
+  /** The main Redis's locks: mutexes, semaphores, read-write locks. */
+  locks: RedisLocks;
   /** Null when Redlock is unavailable; `redlockReason` says why. */
   redlock: Locks | null;
   redlockReason: string | null;

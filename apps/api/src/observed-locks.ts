@@ -5,10 +5,10 @@ import { type LockBackendLabel, resourceKind } from "./metrics.js";
 import type { Telemetry } from "./telemetry.js";
 
 /** Creates one of the API's Locks from its factory and options: instrumented when telemetry runs, plain otherwise. */
-export type LockFactory = <O extends { onEvent?: ((e: LockEvent) => void) | undefined }>(
-  create: (options: O) => Locks,
+export type LockFactory = <O extends { onEvent?: ((e: LockEvent) => void) | undefined }, L extends Locks>(
+  create: (options: O) => L,
   options: O,
-) => Locks;
+) => L;
 
 export function lockFactory(env: Env, telemetry: Telemetry | null, backend: LockBackendLabel): LockFactory {
   if (!telemetry) return (create, options) => create(options);

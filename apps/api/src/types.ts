@@ -1,10 +1,36 @@
 import type { ScenarioName, StockMode } from "./schemas.js";
 
+/**
+ * What a lock is: a `mutex` (one owner, `lock:{r}`), a `semaphore` (up to N holders, one permit each,
+ * `lock:semaphore:{r}`) or a `read-write` lock (many readers or one writer, `lock:rw:{r}`).
+ */
+export type LockKind = "mutex" | "semaphore" | "read-write";
+
+/** How an owner holds its lock: a mutex's sole owner, a semaphore permit, a reader or the writer. */
+export type HoldMode = "exclusive" | "permit" | "read" | "write";
+
 /** One owner field of a lock hash. `instanceId` is the owner id's prefix: the process holding it. */
 export interface LockOwnerView {
   owner: string;
+  /** Re-entries: a writer that re-entered as reader counts both. */
   count: number;
   instanceId: string;
+  mode: HoldMode;
+}
+
+/** A semaphore's permits: `used` is one per holder; `total` as last acquired with (null if never recorded). */
+export interface PermitsView {
+  used: number;
+  total: number | null;
+}
+
+/** A read-write lock's holders at a glance. */
+export interface ReadWriteView {
+  readers: number;
+  /** The writer's owner id, or null while readers (or nobody) hold it. */
+  writer: string | null;
+  /** A refused writer's mark is live: new readers are kept out until it gets its turn. */
+  writerWaiting: boolean;
 }
 
 /** Which store holds a lock: the main Redis, the Redlock nodes, or the PostgreSQL lock table. */
@@ -12,6 +38,12 @@ export type LockStore = "redis" | "redlock" | "postgres";
 
 export interface LockView {
   store: LockStore;
+  /** Always `mutex` for the `redlock` and `postgres` stores. */
+  kind: LockKind;
+  /** Set for a semaphore, null otherwise. */
+  permits: PermitsView | null;
+  /** Set for a read-write lock, null otherwise. */
+  readWrite: ReadWriteView | null;
   /**
    * The lock's key, e.g. `lock:{1001}` (a product's lock). A Redis, a Redlock and a PostgreSQL lock on the same resource
    * share a key: `store` + `key` identify a row.
@@ -31,11 +63,13 @@ export interface LockView {
    * only for locks this API instance holds.
    */
   leaseMs: number | null;
+  /** The fencing token: a mutex's holder's; for a semaphore or read-write lock the newest grant held now. */
   token: number | null;
   /**
    * How many processes queue for this lock in Redis (the library's waiter queue: one entry per waiting
    * process, its local waiters behind it; an entry of a process that died counts until it expires).
-   * Always 0 for the `redlock` and `postgres` stores.
+   * A semaphore or read-write lock has no queue: 1 while its `~waiters` mark says a refused attempt waits
+   * for a release (at least one waiter, not a count), else 0. Always 0 for the `redlock` and `postgres` stores.
    */
   waiters: number;
 }

@@ -1,5 +1,5 @@
-import { resourceOfKey } from "./keys.js";
-import type { RawLock } from "./read.js";
+import { lockOfKey } from "./keys.js";
+import type { RawLock } from "./parse.js";
 import {
   type Change,
   differs,
@@ -37,7 +37,13 @@ export function applyRaw(
   const next = entryOfRaw(raw, leaseMs);
   if (!prev) change.added.push(next);
   else if (differs(prev, next, fresh ? RENEWAL_SLACK_MS : SCAN_SLACK_MS)) change.changed.push(next);
-  else return;
+  else {
+    // The same to a viewer, but when to look again may have moved (a waiting writer renews its mark).
+    if (prev.recheckAt !== next.recheckAt || prev.writerWaitsUntil !== next.writerWaitsUntil) {
+      entries.set(id, { ...prev, recheckAt: next.recheckAt, writerWaitsUntil: next.writerWaitsUntil });
+    }
+    return;
+  }
   entries.set(id, next);
 }
 
@@ -53,8 +59,8 @@ export function fleetingLock(
   taken: boolean,
 ): Entry | null {
   if (!taken || raw || entries.has(entryId("redis", key))) return null;
-  const resource = resourceOfKey(prefix, key);
-  return resource === null ? null : fleetingEntry(key, resource, Date.now());
+  const lock = lockOfKey(prefix, key);
+  return lock === null ? null : fleetingEntry(key, lock.kind, lock.resource, Date.now());
 }
 
 /**
@@ -78,12 +84,19 @@ export function applyScan(
   }
 }
 
-/** The earliest expiry among the Redis locks, or null. */
+/** When a Redis lock must be read again without an event: its expiry, or a holder's or writer mark's end. */
+export function dueAt(e: Entry): number | null {
+  if (e.store !== "redis") return null;
+  if (e.expiresAt === null || e.recheckAt === null) return e.expiresAt ?? e.recheckAt;
+  return Math.min(e.expiresAt, e.recheckAt);
+}
+
+/** The earliest time a Redis lock is due to be read again, or null. */
 export function firstExpiry(entries: ReadonlyMap<string, Entry>): number | null {
   let first: number | null = null;
   for (const e of entries.values()) {
-    if (e.store === "redis" && e.expiresAt !== null && (first === null || e.expiresAt < first))
-      first = e.expiresAt;
+    const due = dueAt(e);
+    if (due !== null && (first === null || due < first)) first = due;
   }
   return first;
 }

@@ -5,8 +5,11 @@ import { compact } from "./compact.js";
 const view = (store: LockView["store"], resource: string, pttlMs: number): LockView => ({
   store,
   key: `lock:{${resource}}`,
+  kind: "mutex",
+  permits: null,
+  readWrite: null,
   resource,
-  owners: [{ owner: "api-1:ab", count: 1, instanceId: "api-1" }],
+  owners: [{ owner: "api-1:ab", count: 1, instanceId: "api-1", mode: "exclusive" }],
   pttlMs,
   leaseMs: null,
   token: null,

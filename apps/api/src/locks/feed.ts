@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { LocksSnapshotEvent } from "../types.js";
-import { applyRaw, applyScan, firstExpiry, fleetingLock } from "./apply.js";
+import { applyRaw, applyScan, dueAt, firstExpiry, fleetingLock } from "./apply.js";
 import { fanOut } from "./fanout.js";
 import { LOCK_PREFIX } from "./keys.js";
 import { TAKEN_EVENT } from "./notifications.js";
@@ -276,7 +276,9 @@ export class LockFeed {
 
   /**
    * Redis deletes an expired key when it is touched or its sampling cycle finds it; one timer at the earliest
-   * expiry reads the keys that should be gone, which deletes them at once (and publishes `expired`).
+   * expiry reads the keys that should be gone, which deletes them at once (and publishes `expired`). The same
+   * timer reads a semaphore or read-write lock again when one holder's lease (or a writer's mark) ends before
+   * its key: no script runs then, so no event says that holder is gone.
    */
   private armExpiry(): void {
     const first = firstExpiry(this.entries);
@@ -288,7 +290,8 @@ export class LockFeed {
     this.timers.set("expiry", Math.max(0, first - Date.now()) + EXPIRY_SLACK_MS, () => {
       const now = Date.now();
       for (const e of this.entries.values()) {
-        if (e.store === "redis" && e.expiresAt !== null && e.expiresAt <= now) this.dirty.add(e.key);
+        const due = dueAt(e);
+        if (due !== null && due <= now) this.dirty.add(e.key);
       }
       void this.flush(gen);
     });

@@ -2,7 +2,7 @@ import type { LockInfo, Locks } from "@lockyard/lock";
 import type { LockStore, LockView } from "../types.js";
 import { LOCK_PREFIX } from "./keys.js";
 import { type RedisClient, scanLocks } from "./read.js";
-import { byResource, entryOfRaw, ownerInstance, viewOf } from "./views.js";
+import { byResource, entryOfInfo, entryOfRaw, ownerInstance, viewOf } from "./views.js";
 
 export { ownerInstance };
 
@@ -28,20 +28,13 @@ export function lockSources(ctx: LockStores): LockSource[] {
   return sources;
 }
 
+/** A mutex as a `Locks.list()` describes it (their `list()` shows mutexes only). */
 export function toLockView(info: LockInfo, store: LockStore = "redis"): LockView {
-  return {
-    store,
-    key: info.key,
-    resource: info.resource,
-    owners: info.owners.map((o) => ({ owner: o.owner, count: o.count, instanceId: ownerInstance(o.owner) })),
-    pttlMs: info.pttlMs,
-    leaseMs: info.leaseMs ?? null,
-    token: info.token ?? null,
-    waiters: 0,
-  };
+  const now = Date.now();
+  return viewOf(entryOfInfo(info, store, now), now);
 }
 
-/** Every held lock of one `Locks` whose resource starts with `prefix`, through its `list()`, sorted. */
+/** Every held mutex of one `Locks` whose resource starts with `prefix`, through its `list()`, sorted. */
 export async function listLocks(locks: Locks, prefix = "", store: LockStore = "redis"): Promise<LockView[]> {
   const all = await locks.list();
   return all
@@ -52,7 +45,8 @@ export async function listLocks(locks: Locks, prefix = "", store: LockStore = "r
 
 /**
  * The held locks of every store, merged: `locks.list`. The main Redis is read directly (one SCAN pass for the
- * prefix, which also reads the waiters mark); the optional stores through their `list()`.
+ * prefix, which also reads the waiters and finds every kind: mutexes, semaphores, read-write locks); the
+ * optional stores through their `list()`.
  */
 export async function listAllLocks(
   redis: RedisClient,

@@ -32,7 +32,9 @@ describe("locks.list", () => {
         expect(snap.locks).toHaveLength(1);
         const [l] = snap.locks;
         expect(l).toMatchObject({ resource, key: `lock:{${resource}}`, token: outer.token, waiters: 0 });
-        expect(l!.owners).toEqual([{ owner: outer.owner, count: 2, instanceId: t.ctx.config.instanceId }]);
+        expect(l!.owners).toEqual([
+          { owner: outer.owner, count: 2, instanceId: t.ctx.config.instanceId, mode: "exclusive" },
+        ]);
         expect(l!.pttlMs).toBeGreaterThan(0);
         expect(l!.pttlMs).toBeLessThanOrEqual(2_000);
       });
@@ -59,7 +61,7 @@ describe("locks.watch", () => {
         resource,
         token: h.token,
         waiters: 0,
-        owners: [{ owner: h.owner, count: 1, instanceId: t.ctx.config.instanceId }],
+        owners: [{ owner: h.owner, count: 1, instanceId: t.ctx.config.instanceId, mode: "exclusive" }],
       });
       expect(added.added[0]!.pttlMs).toBeLessThanOrEqual(5_000);
       expect(added.removed).toEqual([]);
@@ -67,7 +69,7 @@ describe("locks.watch", () => {
       const inner = await t.locks.acquire(resource, { owner: h.owner, leaseMs: 5_000 });
       const reentered = await events.delta(key);
       expect(reentered.changed[0]?.owners).toEqual([
-        { owner: h.owner, count: 2, instanceId: t.ctx.config.instanceId },
+        { owner: h.owner, count: 2, instanceId: t.ctx.config.instanceId, mode: "exclusive" },
       ]);
 
       // A renewal moves the expiry forward: `changed` with a TTL that jumped back up.

@@ -5,8 +5,11 @@ function lock(resource: string, over: Partial<LockView> = {}): LockView {
   return {
     store: "redis",
     key: `lock:{${resource}}`,
+    kind: "mutex",
+    permits: null,
+    readWrite: null,
     resource,
-    owners: [{ owner: "api-a:00ff", count: 1, instanceId: "api-a" }],
+    owners: [{ owner: "api-a:00ff", count: 1, instanceId: "api-a", mode: "exclusive" }],
     pttlMs: 10_000,
     leaseMs: 10_000,
     token: 1,
@@ -46,7 +49,9 @@ describe("reduceLocks", () => {
       s0,
       delta({
         added: [lock("c", { waiters: 2 })],
-        changed: [lock("a", { owners: [{ owner: "api-a:00ff", count: 2, instanceId: "api-a" }] })],
+        changed: [
+          lock("a", { owners: [{ owner: "api-a:00ff", count: 2, instanceId: "api-a", mode: "exclusive" }] }),
+        ],
         removed: ["lock:{b}"],
       }),
       500,
@@ -106,6 +111,18 @@ describe("reduceLocks", () => {
     );
     expect([...s1.locks.keys()]).toEqual(["postgres:lock:{a}"]);
     expect(s1.locks.get("postgres:lock:{a}")).toBe(pg);
+  });
+
+  it("a writer starting to wait, or a permit taken, is a change even with the same holders and TTL", () => {
+    const rw = (writerWaiting: boolean) =>
+      lock("rw", { kind: "read-write", readWrite: { readers: 1, writer: null, writerWaiting } });
+    const s0 = reduceLocks(EMPTY_LOCK_STATE, snapshot([rw(false)]), 0);
+    const s1 = reduceLocks(s0, delta({ changed: [rw(true)] }), 0);
+    expect(s1.locks.get("redis:lock:{rw}")?.readWrite?.writerWaiting).toBe(true);
+    const sem = (total: number) => lock("s", { kind: "semaphore", permits: { used: 1, total } });
+    const s2 = reduceLocks(s1, delta({ added: [sem(2)] }), 0);
+    const s3 = reduceLocks(s2, delta({ changed: [sem(3)] }), 0);
+    expect(s3.locks.get("redis:lock:{s}")?.permits).toEqual({ used: 1, total: 3 });
   });
 
   it("keeps locks of different stores on one key apart", () => {

@@ -46,18 +46,37 @@ export function lockId(l: Pick<LockView, "store" | "key">): string {
   return `${l.store}:${l.key}`;
 }
 
+/** Same kind, and the same permits or readers/writer/waiting writer: what a row shows beside its holders. */
+function sameKind(a: LockView, b: LockView): boolean {
+  return (
+    a.kind === b.kind &&
+    a.permits?.used === b.permits?.used &&
+    a.permits?.total === b.permits?.total &&
+    a.readWrite?.readers === b.readWrite?.readers &&
+    a.readWrite?.writer === b.readWrite?.writer &&
+    a.readWrite?.writerWaiting === b.readWrite?.writerWaiting
+  );
+}
+
 function sameHolding(a: LockView, b: LockView): boolean {
   if (
     a.resource !== b.resource ||
     a.token !== b.token ||
     a.leaseMs !== b.leaseMs ||
     a.waiters !== b.waiters ||
-    a.owners.length !== b.owners.length
+    a.owners.length !== b.owners.length ||
+    !sameKind(a, b)
   )
     return false;
   return a.owners.every((o, i) => {
     const p = b.owners[i];
-    return p !== undefined && p.owner === o.owner && p.count === o.count && p.instanceId === o.instanceId;
+    return (
+      p !== undefined &&
+      p.owner === o.owner &&
+      p.count === o.count &&
+      p.instanceId === o.instanceId &&
+      p.mode === o.mode
+    );
   });
 }
 
