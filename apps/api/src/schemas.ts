@@ -42,11 +42,41 @@ export const stockDeductInput = z.strictObject({
   workMs: int(0, MAX_WORK_MS).default(0),
 });
 
-export const orderSubmitInput = z.strictObject({
-  orderId: id,
-  productId: id,
-  quantity: int(1, 1000).default(1),
-});
+/** Most products one order may hold: each is a stock lock taken on the way in. */
+export const MAX_ORDER_ITEMS = 20;
+export const orderItemInput = z.strictObject({ productId: id, quantity: int(1, 1000).default(1) });
+
+/**
+ * Either the seed's single product (`productId`, `quantity`: an order record only, the double-submit guard), or
+ * `items`: products taken from stock, all or none, under their stock locks taken together.
+ */
+export const orderSubmitInput = z
+  .strictObject({
+    orderId: id,
+    productId: id.optional(),
+    quantity: int(1, 1000).optional(),
+    items: z
+      .array(orderItemInput)
+      .min(1, "expected 1 to 20 items")
+      .max(MAX_ORDER_ITEMS, "expected 1 to 20 items")
+      .optional(),
+  })
+  .superRefine((o, ctx) => {
+    if ((o.productId === undefined) === (o.items === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "expected either productId (and quantity) or items, not both",
+      });
+    }
+    if (o.items && o.quantity !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["quantity"], message: "with items, each item has its quantity" });
+    }
+    const ids = o.items?.map((i) => i.productId) ?? [];
+    const twice = ids.find((x, i) => ids.indexOf(x) !== i);
+    if (twice !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["items"], message: `product ${twice} is listed twice` });
+    }
+  });
 export const orderGetInput = z.strictObject({ orderId: id });
 export const orderListInput = z.strictObject({ limit: int(1, 200).default(50) }).default({ limit: 50 });
 

@@ -139,9 +139,18 @@ export type DeductResult =
       waitedMs: number;
     };
 
+export interface OrderItem {
+  productId: string;
+  quantity: number;
+  /** The product's stock-lock token its deduction was written with; null when the order took no stock. */
+  token: number | null;
+}
+
 export interface Order {
   orderId: string;
+  /** The first item's product (the seed's single-product field). */
   productId: string;
+  /** Units across all items. */
   quantity: number;
   status: "created";
   /** Epoch ms. */
@@ -149,6 +158,9 @@ export interface Order {
   instanceId: string;
   /** Fencing token of the submit lock that created it. */
   token: number | null;
+  items: OrderItem[];
+  /** Its items were taken from stock (an order given `items`); false for the seed's single-product order. */
+  fromStock: boolean;
 }
 
 export interface OrderSubmitResult {

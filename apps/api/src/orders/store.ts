@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Order } from "../types.js";
+import type { Order, OrderItem } from "../types.js";
 
 export const orderKey = (orderId: string) => `order:{${orderId}}`;
 /** A sorted set of order ids by creation time, so listing never scans the keyspace. */
@@ -8,14 +8,19 @@ export const ORDER_INDEX = "orders:index";
 export async function readOrder(redis: Redis, orderId: string): Promise<Order | null> {
   const h = await redis.hgetall(orderKey(orderId));
   if (!h.orderId) return null;
+  const productId = h.productId ?? "";
+  const quantity = Number(h.quantity);
   return {
     orderId: h.orderId,
-    productId: h.productId ?? "",
-    quantity: Number(h.quantity),
+    productId,
+    quantity,
     status: "created",
     createdAt: Number(h.createdAt),
     instanceId: h.instanceId ?? "",
     token: h.token ? Number(h.token) : null,
+    // Records written before orders had items hold one product.
+    items: h.items ? (JSON.parse(h.items) as OrderItem[]) : [{ productId, quantity, token: null }],
+    fromStock: h.fromStock === "1",
   };
 }
 
@@ -37,6 +42,8 @@ export async function storeOrder(redis: Redis, order: Order, retentionMs: number
       createdAt: order.createdAt,
       instanceId: order.instanceId,
       token: order.token ?? "",
+      items: JSON.stringify(order.items),
+      fromStock: order.fromStock ? "1" : "0",
     })
     .pexpire(orderKey(order.orderId), retentionMs)
     .exec();
