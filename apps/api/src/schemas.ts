@@ -130,4 +130,11 @@ export const scenarioInput = z.strictObject({
   timeScale: z.number().min(0.05).max(1).default(1),
 });
 
+export const readWriteDemoInput = z
+  .strictObject({
+    /** Scales every duration of the story (about 2 s at 1). */
+    timeScale: z.number().min(0.25).max(1).default(1),
+  })
+  .default({ timeScale: 1 });
+
 export const jobsRunsInput = z.strictObject({ limit: int(1, 100).default(20) }).default({ limit: 20 });

@@ -238,6 +238,41 @@ export interface ScenarioDone {
 
 export type ScenarioEvent = ScenarioStep | ScenarioDone;
 
+/** One hold in the read-write demo, in ms since the demo started (the API's monotonic clock). */
+export interface ReadWriteHold {
+  actor: string;
+  mode: "read" | "write";
+  /** When it asked for the lock. */
+  requestedMs: number;
+  /** When the lock was granted (acquire returned). */
+  acquiredMs: number;
+  /** When it let go (release was called). */
+  releasedMs: number;
+  token: number | null;
+}
+
+/** The read-write demo's verdict, computed from its holds. */
+export interface ReadWriteVerdict {
+  ok: boolean;
+  /** Two or more readers held the lock at the same time. */
+  readersOverlapped: boolean;
+  /** No reader held it while the writer did. */
+  writerExclusive: boolean;
+  /** The writer got the lock, and no reader that asked after it got in before it was done. */
+  writerNotStarved: boolean;
+  /** One sentence per check, saying what the holds show. */
+  findings: string[];
+}
+
+export interface ReadWriteDemoResult {
+  resource: string;
+  /** The lock's key, as the live view lists it. */
+  key: string;
+  durationMs: number;
+  holds: ReadWriteHold[];
+  verdict: ReadWriteVerdict;
+}
+
 /** A run that ended without its report or timeline end: it failed, was cancelled, or its instance died. */
 export interface RunFailed {
   type: "failed";

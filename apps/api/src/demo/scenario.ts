@@ -1,10 +1,10 @@
-import { TRPCError } from "@trpc/server";
 import type { Context } from "../context.js";
 import type { ScenarioName } from "../schemas.js";
 import type { ScenarioEvent } from "../types.js";
 import { newRunId } from "./runs/registry.js";
 import { HEARTBEAT_MS, RunLog } from "./runs/run.js";
-import { releaseScenarioSlot, renewScenarioSlot, takeScenarioSlot } from "./runs/slots.js";
+import { takeSlotOrRefuse } from "./runs/scenario-slot.js";
+import { releaseScenarioSlot, renewScenarioSlot } from "./runs/slots.js";
 import { createRunMeta } from "./runs/store.js";
 import { crash } from "./scenarios/crash.js";
 import { fencing } from "./scenarios/fencing.js";
@@ -30,20 +30,7 @@ export async function startScenario(
 ): Promise<{ runId: string }> {
   const runId = newRunId();
   const client = ctx.clientAddress ?? "local";
-  const slot = await takeScenarioSlot(ctx.redis, client, runId, {
-    max: ctx.config.maxScenarios,
-    maxPerClient: ctx.config.maxScenariosPerClient,
-    leaseMs: SLOT_LEASE_MS,
-  });
-  if (slot !== "ok") {
-    throw new TRPCError({
-      code: "TOO_MANY_REQUESTS",
-      message:
-        slot === "global"
-          ? `${ctx.config.maxScenarios} scenarios are running already (MAX_SCENARIOS); try again when one ends`
-          : `you already run ${ctx.config.maxScenariosPerClient} scenario(s) (MAX_SCENARIOS_PER_CLIENT)`,
-    });
-  }
+  await takeSlotOrRefuse(ctx, client, runId, SLOT_LEASE_MS);
   const free = () => releaseScenarioSlot(ctx.redis, client, runId).catch(() => undefined);
   try {
     await createRunMeta(

@@ -1,10 +1,11 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { TRPCError } from "@trpc/server";
 import { startBurst } from "../demo/burst.js";
+import { runReadWriteDemo } from "../demo/read-write/run.js";
 import { markRun, readRunMeta } from "../demo/runs/store.js";
 import { watchRun } from "../demo/runs/watch.js";
 import { startScenario } from "../demo/scenario.js";
-import { burstInput, runCancelInput, runWatchInput, scenarioInput } from "../schemas.js";
+import { burstInput, readWriteDemoInput, runCancelInput, runWatchInput, scenarioInput } from "../schemas.js";
 import { adminProcedure, publicProcedure } from "../trpc.js";
 
 /**
@@ -17,6 +18,10 @@ export const demoRouter = {
   },
   scenario: {
     start: adminProcedure.input(scenarioInput).mutation(({ ctx, input }) => startScenario(ctx, input)),
+  },
+  /** Plays the read-write story (readers, a writer that waits for them, readers after it): timeline + verdict. */
+  readWrite: {
+    run: adminProcedure.input(readWriteDemoInput).mutation(({ ctx, input }) => runReadWriteDemo(ctx, input)),
   },
   runs: {
     watch: publicProcedure
