@@ -17,6 +17,7 @@ import { contended } from "./scenarios/contended.js";
 import { crossProcess } from "./scenarios/cross-process.js";
 import { liveView } from "./scenarios/live-view.js";
 import { parallel } from "./scenarios/parallel.js";
+import { semaphore } from "./scenarios/semaphore.js";
 import { sequential } from "./scenarios/sequential.js";
 import type { BenchContext, ScenarioResult } from "./scenarios/types.js";
 import { watchdog } from "./scenarios/watchdog.js";
@@ -30,13 +31,14 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   f: crossProcess,
   g: liveView,
   h: clusterCost,
+  i: semaphore,
 };
 
 const { values: args } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
     "throughput-rounds": { type: "string", default: "5" },
-    only: { type: "string", default: "a,b,c,d,e,f,g,h" },
+    only: { type: "string", default: Object.keys(SCENARIOS).join(",") },
     quick: { type: "boolean", default: false },
     /** Scenario (g) against another API build, e.g. the seed's live view: `--api-server path/to/server.js`. */
     "api-server": { type: "string" },

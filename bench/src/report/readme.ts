@@ -5,6 +5,7 @@ import type { ScenarioResult } from "../scenarios/types.js";
 import { num } from "./format.js";
 import { summaryTable } from "./markdown.js";
 import type { BenchReport } from "./report.js";
+import { semaphoreLine } from "./semaphore-line.js";
 import { pgVersusRedis } from "./stores.js";
 
 const START = "<!-- bench:start -->";
@@ -95,6 +96,7 @@ export function readmeSection(report: BenchReport): string {
       : "API (e): pending.";
   const liveLine = liveViewLine(report.scenarios.find((s) => s.id === "g"));
   const crossLine = crossProcessLine(report.scenarios.find((s) => s.id === "f"));
+  const semLine = semaphoreLine(report.scenarios.find((s) => s.id === "i"));
   // Scenarios re-run alone since the full run were measured another day, maybe on a differently loaded machine.
   const rerun = (report.merged ?? [])
     .map((m) => `${m.scenarios.join(", ")} re-run ${m.at.slice(0, 10)}`)
@@ -105,6 +107,7 @@ export function readmeSection(report: BenchReport): string {
     "",
     ...(liveLine ? [liveLine, ""] : []),
     ...(crossLine ? [crossLine, ""] : []),
+    ...(semLine ? [semLine, ""] : []),
     lines.join("\n"),
     "",
     ...[pgVersusRedis(report.scenarios.find((s) => s.id === "c"))].flatMap((line) =>

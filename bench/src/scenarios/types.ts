@@ -8,7 +8,7 @@ export interface BenchContext {
   admin: Redis;
   /** The GET/SET of the work done under the lock, kept off the libraries' connections. */
   work: Redis;
-  /** Rounds of the scenarios whose runs take seconds: (c), (d) and (f). */
+  /** Rounds of the scenarios whose runs take seconds: (c), (d), (f) and (i). */
   rounds: number;
   /** Rounds of the short, noisier throughput scenarios: (a), (b) and (e). */
   throughputRounds: number;
