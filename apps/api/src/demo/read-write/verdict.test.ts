@@ -29,7 +29,7 @@ describe("judgeReadWrite", () => {
       writerExclusive: true,
       writerNotStarved: true,
     });
-    expect(v.findings[0]).toBe("readers r1, r2, r3, r4 held the lock at the same time");
+    expect(v.findings[0]).toBe("r1, r2, r3, r4 read at the same time");
   });
 
   it("fails a reader holding while the writer does", () => {

@@ -29,12 +29,12 @@ export function judgeReadWrite(holds: readonly ReadWriteHold[]): ReadWriteVerdic
   const sharers = [...new Set(shared.flat())];
   const findings = [
     readersOverlapped
-      ? `readers ${names(sharers)} held the lock at the same time`
+      ? `${names(sharers)} read at the same time`
       : "no two readers ever held the lock at the same time",
     writers.length === 0
       ? "no writer got the lock"
       : writerExclusive
-        ? `the writer held it alone: no reader's hold overlaps ${names(writers)}'s`
+        ? `no reader held it while ${names(writers)} did`
         : `a reader held it while the writer did: ${clashes.map(([w, r]) => `${r.actor} during ${w.actor}`).join(", ")}`,
     writers.length === 0
       ? "the writer was starved"
