@@ -61,7 +61,8 @@ test.describe("Accessibility (axe-core, WCAG 2.2 AA)", () => {
         console.log(`axe ${size.name} ${scheme} idle: ${count(idle)} serious/critical`);
         expect(idle, JSON.stringify(idle, null, 1)).toEqual([]);
 
-        // After a run: a flash sale (verdict, report, chart, history), a scenario and an order race.
+        // After a run: a flash sale (verdict, report, chart, history), a scenario, the read-write demo and an
+        // order race.
         await page.getByTestId("mode-redis").click();
         await page.getByTestId("burst-requests").fill("60");
         await page.getByTestId("burst-stock").fill("20");
@@ -74,6 +75,9 @@ test.describe("Accessibility (axe-core, WCAG 2.2 AA)", () => {
         await page.getByTestId("scenario-fast").check();
         await page.getByTestId("scenario-reentrancy").click();
         await expect(page.getByTestId("scenario-done")).toBeVisible({ timeout: 45_000 });
+        // The read-write demo's verdict and chart (a table of lanes), with kinds in the live table beside it.
+        await page.getByTestId("scenario-read-write").click();
+        await expect(page.getByTestId("rw-verdict")).toBeVisible({ timeout: 30_000 });
         await page.getByTestId("order-parallel").fill("3");
         await page.getByTestId("order-submit").click();
         await expect(page.locator('[data-testid="order-attempt"][data-outcome="pending"]')).toHaveCount(0);

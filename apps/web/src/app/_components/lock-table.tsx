@@ -6,6 +6,7 @@ import { TtlBar } from "@lockyard/ui/ttl-bar";
 import { useMemo, useState } from "react";
 import { shortId } from "~/lib/format";
 import type { LiveLock } from "./live-locks";
+import { LockKind } from "./lock-kind";
 import { LockPager } from "./lock-pager";
 import { type RowState, useRowLifecycle } from "./use-row-lifecycle";
 
@@ -13,6 +14,13 @@ const STORE_TITLES: Record<LiveLock["store"], string> = {
   redis: "held in the main Redis",
   redlock: "held on a majority of the Redlock nodes",
   postgres: "held in the PostgreSQL lock table",
+};
+
+const MODE_TITLES: Record<LiveLock["owners"][number]["mode"], string> = {
+  exclusive: "the sole owner",
+  permit: "holds one permit",
+  read: "a reader",
+  write: "the writer",
 };
 
 export const PAGE_SIZE = 25;
@@ -34,6 +42,17 @@ function Owners({ item, tagged }: { item: LiveLock; tagged: boolean }) {
           <code className="mono muted owner-id" title={o.owner}>
             {shortId(o.owner)}
           </code>{" "}
+          {o.mode !== "exclusive" ? (
+            <>
+              <Badge
+                tone={o.mode === "write" ? "warn" : "neutral"}
+                title={MODE_TITLES[o.mode]}
+                testId={tagged ? "lock-owner-mode" : undefined}
+              >
+                {o.mode}
+              </Badge>{" "}
+            </>
+          ) : null}
           <Badge tone={o.count > 1 ? "warn" : "neutral"} title="re-entry count">
             ×{o.count}
           </Badge>
@@ -61,6 +80,9 @@ const columns: Column<RowState<LiveLock>>[] = [
             </Badge>
           </>
         )}
+        <div className="lock-kind-line">
+          <LockKind item={item} />
+        </div>
         {/* In a narrow table the holders sit under the resource instead of in their own column. */}
         <div className="lock-owners-inline">
           <Owners item={item} tagged={false} />
@@ -190,6 +212,7 @@ export function LockTable({ locks, empty, caption, stale = false, testId }: Lock
           "data-testid": "lock-row",
           "data-resource": r.item.resource,
           "data-store": r.item.store,
+          "data-kind": r.item.kind,
           "data-phase": r.phase,
         })}
         empty={empty}

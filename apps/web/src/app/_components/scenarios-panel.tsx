@@ -6,8 +6,18 @@ import { useMemo, useState } from "react";
 import { ErrorMessage } from "./error-message";
 import { useLiveLocks } from "./live-locks";
 import { LockTable } from "./lock-table";
+import { ReadWriteChart } from "./read-write-chart";
+import { ReadWriteVerdict } from "./read-write-verdict";
 import { ScenarioTimeline } from "./scenario-timeline";
+import { useReadWriteDemo } from "./use-read-write-demo";
 import { type ScenarioName, useScenario } from "./use-scenario";
+
+const READ_WRITE = {
+  title: "Read-write",
+  explain: "Readers share the lock; a writer waits for them and keeps new readers out until it is done.",
+};
+/** The demo's lock is `demo:read-write:<runId>`: its run id is known only once it answers. */
+const READ_WRITE_PREFIX = "demo:read-write:";
 
 const SCENARIOS: readonly { name: ScenarioName; title: string; explain: string }[] = [
   { name: "watchdog", title: "Watchdog", explain: "Work outlasts the lease; renewals keep the lock alive." },
@@ -32,13 +42,22 @@ const SCENARIOS: readonly { name: ScenarioName; title: string; explain: string }
 export function ScenariosPanel() {
   const live = useLiveLocks();
   const { state, start } = useScenario();
+  const rw = useReadWriteDemo();
+  const [readWrite, setReadWrite] = useState(false);
   const [fast, setFast] = useState(false);
-  const running = state.status === "running";
+  const running = state.status === "running" || rw.state.status === "running";
   const touched = useMemo(
     () => new Set(state.steps.flatMap((s) => s.locks.map((l) => l.resource))),
     [state.steps],
   );
-  const locks = touched.size > 0 ? live.locks.filter((l) => touched.has(l.resource)) : live.locks;
+  const rwPrefix = rw.state.result?.resource ?? READ_WRITE_PREFIX;
+  const mine = readWrite
+    ? (l: { resource: string }) => l.resource.startsWith(rwPrefix)
+    : touched.size > 0
+      ? (l: { resource: string }) => touched.has(l.resource)
+      : null;
+  const locks = mine ? live.locks.filter(mine) : live.locks;
+  const explain = readWrite ? READ_WRITE.explain : SCENARIOS.find((s) => s.name === state.name)?.explain;
 
   return (
     <Panel
@@ -63,25 +82,47 @@ export function ScenariosPanel() {
           <button
             key={s.name}
             type="button"
-            className={`button ${state.name === s.name ? "primary" : ""}`}
+            className={`button ${!readWrite && state.name === s.name ? "primary" : ""}`}
             // aria-disabled, not disabled: the pressed button keeps focus while the scenario runs.
             aria-disabled={running}
-            aria-pressed={state.name === s.name}
+            aria-pressed={!readWrite && state.name === s.name}
             title={s.explain}
-            onClick={() => running || start({ name: s.name, timeScale: fast ? 0.25 : 1 })}
+            onClick={() => {
+              if (running) return;
+              setReadWrite(false);
+              start({ name: s.name, timeScale: fast ? 0.25 : 1 });
+            }}
             data-testid={`scenario-${s.name}`}
           >
             {s.title}
           </button>
         ))}
+        <button
+          type="button"
+          className={`button ${readWrite ? "primary" : ""}`}
+          aria-disabled={running}
+          aria-pressed={readWrite}
+          title={READ_WRITE.explain}
+          onClick={() => {
+            if (running) return;
+            setReadWrite(true);
+            rw.run(fast ? 0.25 : 1);
+          }}
+          data-testid="scenario-read-write"
+        >
+          {READ_WRITE.title}
+        </button>
       </div>
-      {state.name ? (
-        <p className="muted scenario-explain">{SCENARIOS.find((s) => s.name === state.name)?.explain}</p>
-      ) : null}
-      <ErrorMessage error={state.error} testId="scenario-error" />
+      {explain ? <p className="muted scenario-explain">{explain}</p> : null}
+      <ErrorMessage error={readWrite ? rw.state.error : state.error} testId="scenario-error" />
       <div role="status" data-testid="scenario-result">
-        {running && state.name ? <span className="ly-sr-only">Scenario {state.name} running.</span> : null}
-        {state.done ? (
+        {running ? (
+          <span className="ly-sr-only">
+            {readWrite ? "Read-write demo" : `Scenario ${state.name}`} running.
+          </span>
+        ) : null}
+        {readWrite && rw.state.result ? <ReadWriteVerdict verdict={rw.state.result.verdict} /> : null}
+        {!readWrite && state.done ? (
           <p className="summary" data-testid="scenario-done" data-ok={state.done.ok ? "true" : "false"}>
             <Badge tone={state.done.ok ? "ok" : "bad"}>{state.done.ok ? "as expected" : "unexpected"}</Badge>{" "}
             {state.done.summary}
@@ -89,19 +130,37 @@ export function ScenariosPanel() {
         ) : null}
       </div>
       <div className="split">
-        <div className="split-main" data-testid="scenario-status" data-status={state.status}>
-          <h3 className="h3">Timeline {state.name ? <code>{state.name}</code> : null}</h3>
-          <ScenarioTimeline steps={state.steps} />
+        <div
+          className="split-main"
+          data-testid="scenario-status"
+          data-status={readWrite ? rw.state.status : state.status}
+        >
+          <h3 className="h3">
+            Timeline {readWrite ? <code>read-write</code> : state.name ? <code>{state.name}</code> : null}
+          </h3>
+          {readWrite ? (
+            rw.state.result ? (
+              <ReadWriteChart holds={rw.state.result.holds} durationMs={rw.state.result.durationMs} />
+            ) : (
+              <p className="muted">
+                {rw.state.status === "running"
+                  ? "Readers and a writer are taking turns; the chart appears when they are done."
+                  : "No holds to show."}
+              </p>
+            )
+          ) : (
+            <ScenarioTimeline steps={state.steps} />
+          )}
         </div>
         <div className="split-side">
-          <h3 className="h3">Live locks{touched.size > 0 ? " in this scenario" : ""}</h3>
+          <h3 className="h3">Live locks{mine ? " in this scenario" : ""}</h3>
           <LockTable
-            key={touched.size > 0 ? "scenario" : "all"}
+            key={readWrite ? "read-write" : touched.size > 0 ? "scenario" : "all"}
             stale={live.connection !== "connected"}
             testId="scenario-locks"
-            caption={touched.size > 0 ? "Locks of this scenario" : "Locks currently held"}
+            caption={mine ? "Locks of this scenario" : "Locks currently held"}
             locks={locks}
-            empty={touched.size > 0 ? "None of this scenario's locks is held now." : "No locks are held."}
+            empty={mine ? "None of this scenario's locks is held now." : "No locks are held."}
           />
         </div>
       </div>
