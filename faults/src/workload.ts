@@ -33,6 +33,43 @@ export async function libraryWorkload(redis: Redis, tag: string): Promise<string
   return done;
 }
 
+/**
+ * A semaphore permit and a read-write lock each handed to a waiter woken by its release message: the kinds
+ * publish on channels of their own (`lock:semaphore:lock-released:{…}`, `lock:rw:lock-released:{…}`).
+ */
+export async function kindsWorkload(redis: Redis, tag: string): Promise<string[]> {
+  const locks = createLocks({ redis, leaseMs: 1_000, instanceId: tag });
+  const done: string[] = [];
+  // Woken by the message: a waiter's fallback re-check comes 500 ms after its look, 400 ms after this release.
+  const wokenSoon = async (
+    release: () => Promise<unknown>,
+    waiting: Promise<{ release(): Promise<unknown> }>,
+  ) => {
+    await sleep(100);
+    await release();
+    const released = performance.now();
+    const next = await waiting;
+    const woken = performance.now() - released;
+    await next.release();
+    return woken < 250;
+  };
+  try {
+    const sem = locks.semaphore(`${tag}:sem`, 1);
+    const permit = await sem.acquire();
+    const second = sem.acquire({ waitMs: 3_000 });
+    second.catch(() => {});
+    if (await wokenSoon(() => permit.release(), second)) done.push("semaphore permit handed to a waiter");
+    const rw = locks.readWrite(`${tag}:rw`);
+    const reader = await rw.read.acquire();
+    const writer = rw.write.acquire({ waitMs: 3_000 });
+    writer.catch(() => {});
+    if (await wokenSoon(() => reader.release(), writer)) done.push("writer woken when the reader left");
+  } finally {
+    await locks.close();
+  }
+  return done;
+}
+
 /** Every procedure that reaches Redis, on both instances; returns "path status" for each call. */
 export async function apiWorkload(apis: ApiProcess[], tag: string): Promise<string[]> {
   const out: string[] = [];
@@ -50,6 +87,14 @@ export async function apiWorkload(apis: ApiProcess[], tag: string): Promise<stri
   await call(a, "order.submit", { orderId: `${tag}-o`, productId, quantity: 1 });
   await call(b, "order.submit", { orderId: `${tag}-o`, productId, quantity: 1 });
   await call(b, "order.get", { orderId: `${tag}-o` }, "GET");
+  // An order of several products takes their stock locks together.
+  const other = `${tag}-p2`;
+  await call(a, "stock.reset", { productId: other, qty: 5 });
+  const items = [
+    { productId: other, quantity: 1 },
+    { productId, quantity: 1 },
+  ];
+  await call(b, "order.submit", { orderId: `${tag}-o2`, items });
   await call(a, "order.list", { limit: 5 }, "GET");
   await call(a, "locks.list", { prefix: "" }, "GET");
   await call(b, "system.info", undefined, "GET");
@@ -83,6 +128,12 @@ export async function apiWorkload(apis: ApiProcess[], tag: string): Promise<stri
   const end = scenario.events.at(-1) as { type?: string; ok?: boolean } | undefined;
   out.push(
     `demo.runs.watch (scenario) ${end?.type === "done" && end.ok ? 200 : `failed ${JSON.stringify(scenario.error ?? end)}`}`,
+  );
+  // The read-write demo: readers and a writer waiting for each other's release messages.
+  const rw = await call(a, "demo.readWrite.run", { timeScale: 0.25 });
+  const verdict = (rw.data as { verdict?: { ok?: boolean } } | undefined)?.verdict;
+  out.push(
+    `demo.readWrite.run (verdict) ${verdict?.ok === true ? 200 : `failed ${JSON.stringify(rw.data)}`}`,
   );
   return out;
 }

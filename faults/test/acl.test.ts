@@ -6,12 +6,14 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ApiProcess, startApis, stopApis } from "../src/apis.js";
 import { figure } from "../src/figures.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
-import { apiWorkload, libraryWorkload } from "../src/workload.js";
+import { apiWorkload, kindsWorkload, libraryWorkload } from "../src/workload.js";
 
 /**
  * Key patterns: the library's (lock, fence, waiter queue) plus the app's (stock, orders, job runs). The release
  * script names its channel as KEYS[2] (so a Cluster routes it to the lock's slot), and Redis checks
  * declared keys against key patterns (read-write for EVAL): `lock-released:*` is needed as a key pattern.
+ * Semaphores and read-write locks keep everything under `lock:semaphore:` and `lock:rw:` (hash, fence counter,
+ * and the channel named as a key), which `lock:*` covers.
  */
 export const ACL_KEYS = [
   "~lock:*",
@@ -28,11 +30,18 @@ export const ACL_KEYS = [
   "~demo:*",
 ];
 /**
- * Release messages, and the live view's keyspace notifications for lock keys (PSUBSCRIBE needs this exact
- * pattern). Turning notifications on needs CONFIG SET, which this user rightly lacks: the live view logs that and
- * falls back to periodic resyncs, so its one `config|get` attempt per observer start is the expected denial.
+ * Release messages (the mutex's, and the semaphores' and read-write locks' under their own prefixes: their
+ * release scripts PUBLISH there and their waiters SUBSCRIBE), and the live view's keyspace notifications for
+ * lock keys (PSUBSCRIBE needs this exact pattern). Turning notifications on needs CONFIG SET, which this user
+ * rightly lacks: the live view logs that and falls back to periodic resyncs, so its one `config|get` attempt per
+ * observer start is the expected denial.
  */
-export const ACL_CHANNELS = ["&lock-released:*", "&__keyspace@0__:lock:*"];
+export const ACL_CHANNELS = [
+  "&lock-released:*",
+  "&lock:semaphore:lock-released:*",
+  "&lock:rw:lock-released:*",
+  "&__keyspace@0__:lock:*",
+];
 const expectedDenial = (d: unknown[]) => d.includes("config|get");
 /**
  * Found empirically: dropping any one of these (FAULTS_ACL_DROP=+cmd) makes the test below fail,
@@ -143,8 +152,10 @@ afterAll(async () => {
 it("the library and the API run as an ACL user limited to their keys and commands, with no denial", async () => {
   const redis = new Redis(userUrl);
   let lib: string[];
+  let kinds: string[];
   try {
     lib = await libraryWorkload(redis, "acl");
+    kinds = await kindsWorkload(redis, "acl");
   } finally {
     redis.disconnect();
   }
@@ -159,7 +170,7 @@ it("the library and the API run as an ACL user limited to their keys and command
   const runs = Number(await admin.llen("jobs:cleanup:runs"));
   const log = denials.map((d) => JSON.stringify(d));
   figure(
-    `acl: library (${lib.length} features) and 2 API instances (${api.length} calls, ${runs} job runs) as user lockyard ` +
+    `acl: library (${lib.length} features, ${kinds.length} on semaphores and read-write locks) and 2 API instances (${api.length} calls, ${runs} job runs) as user lockyard ` +
       `(${ACL_KEYS.length} key patterns, ${ACL_COMMANDS.length} commands): ${denials.length} denials`,
   );
   expect(log).toEqual([]);
@@ -171,6 +182,7 @@ it("the library and the API run as an ACL user limited to their keys and command
     "fenced write",
     "release",
   ]);
+  expect(kinds).toEqual(["semaphore permit handed to a waiter", "writer woken when the reader left"]);
   expect(api.filter((s) => !/ 200$/.test(s))).toEqual([]);
   expect(runs).toBeGreaterThan(0);
 });
