@@ -181,6 +181,55 @@ describe("the API on a Redis Cluster", () => {
     }
   });
 
+  it("shows semaphores and read-write locks from every master, runs the read-write demo and two-product orders", async () => {
+    const base = `cl-kinds:${uid()}`;
+    const locks = instances[0]!.ctx.locks;
+    const held = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        i % 2 === 0
+          ? locks.semaphore(`${base}:${i}`, 2).acquire()
+          : locks.readWrite(`${base}:${i}`).read.acquire(),
+      ),
+    );
+    try {
+      const expected = held.map((h, i) => [h.resource, i % 2 === 0 ? "semaphore" : "read-write"]).sort();
+      const listed = await instances[1]!.caller.locks.list({ prefix: base });
+      expect(listed.locks.map((l) => [l.resource, l.kind]).sort()).toEqual(expected);
+      for (const l of listed.locks) {
+        if (l.kind === "semaphore") expect(l.permits).toEqual({ used: 1, total: 2 });
+        else expect(l.readWrite).toEqual({ readers: 1, writer: null, writerWaiting: false });
+      }
+      const slots = new Set(await Promise.all(listed.locks.map((l) => slot(l.key))));
+      expect(slots.size).toBeGreaterThan(1);
+      const abort = new AbortController();
+      const caller = createCaller(instances[1]!.ctx, { signal: abort.signal });
+      const events = new LockEvents(await caller.locks.watch({ prefix: base }), abort);
+      try {
+        const first = (await events.next()) as LocksSnapshotEvent;
+        expect(first.locks.map((l) => [l.resource, l.kind]).sort()).toEqual(expected);
+        const gone = events.delta(held[1]!.key);
+        await held[1]!.release();
+        expect((await gone).removed).toContain(held[1]!.key);
+      } finally {
+        await events.close();
+      }
+    } finally {
+      await Promise.all(held.map((h) => h.release().catch(() => undefined)));
+    }
+
+    const rw = await instances[1]!.caller.demo.readWrite.run({ timeScale: 0.5 });
+    expect(rw.verdict).toMatchObject({ ok: true });
+
+    const [a, b] = [uid("ka"), uid("kb")];
+    for (const p of [a, b]) await instances[0]!.caller.stock.reset({ productId: p, qty: 10 });
+    const orders = await Promise.all([
+      instances[0]!.caller.order.submit({ orderId: uid("o"), items: [{ productId: a }, { productId: b }] }),
+      instances[1]!.caller.order.submit({ orderId: uid("o"), items: [{ productId: b }, { productId: a }] }),
+    ]);
+    expect(orders.map((o) => o.replayed)).toEqual([false, false]);
+    for (const p of [a, b]) expect((await instances[0]!.caller.stock.get({ productId: p })).qty).toBe(8);
+  });
+
   it("runs every demo scenario on the Cluster (crash and fencing in child processes on the seed nodes)", async () => {
     for (const name of ["watchdog", "reentrancy", "misdelete", "fencing", "crash"] as const) {
       const { runId } = await instances[0]!.caller.demo.scenario.start({ name, timeScale: 0.25 });
