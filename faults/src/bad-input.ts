@@ -85,6 +85,12 @@ export const procedures: Procedure[] = [
       timeScale: { kind: "number", min: 0.05, max: 1 },
     },
   },
+  {
+    path: "demo.readWrite.run",
+    type: "mutation",
+    base: { timeScale: 0.25 },
+    fields: { timeScale: { kind: "number", min: 0.25, max: 1 } },
+  },
   { path: "jobs.runs", type: "query", base: { limit: 5 }, fields: { limit: int(1, 100) } },
 ];
 
