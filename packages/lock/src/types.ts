@@ -119,20 +119,21 @@ export interface MultiLockHandle extends AsyncDisposable {
 }
 
 export interface Locks {
-  acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle>;
+  // The array forms come first so that ReturnType<Locks["acquire"]> (the last overload) stays LockHandle.
   /** All of `resources` or none (see MultiLockHandle); `waitMs` bounds the whole acquisition. */
   acquire(resources: readonly string[], opts?: AcquireOptions): Promise<MultiLockHandle>;
-  tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null>;
+  acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle>;
   tryAcquire(
     resources: readonly string[],
     opts?: Omit<AcquireOptions, "waitMs">,
   ): Promise<MultiLockHandle | null>;
-  withLock<T>(resource: string, fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions): Promise<T>;
+  tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null>;
   withLock<T>(
     resources: readonly string[],
     fn: (locks: MultiLockHandle) => Promise<T> | T,
     opts?: AcquireOptions,
   ): Promise<T>;
+  withLock<T>(resource: string, fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions): Promise<T>;
   list(opts?: ListOptions): Promise<LockInfo[]>;
   /** Stops the watchdog and waiters and closes the subscriber. Held locks are not released: they expire. */
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { Locks } from "@lockyard/lock";
+import type { AcquireOptions, LockHandle, Locks } from "@lockyard/lock";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testContext, uid } from "../../test/context.js";
@@ -18,8 +18,13 @@ afterAll(() => t.close());
  */
 function recordHolds(locks: Locks) {
   const holds: { start: number; end: number }[] = [];
-  const acquire = locks.acquire.bind(locks);
-  locks.acquire = async (resource, opts) => {
+  const original = locks.acquire;
+  // The stock path takes one product's lock at a time: the single-resource form is the one to record.
+  const acquire = locks.acquire.bind(locks) as (
+    resource: string,
+    opts?: AcquireOptions,
+  ) => Promise<LockHandle>;
+  locks.acquire = (async (resource: string, opts?: AcquireOptions) => {
     const handle = await acquire(resource, opts);
     const hold = { start: performance.now(), end: Number.POSITIVE_INFINITY };
     holds.push(hold);
@@ -29,11 +34,11 @@ function recordHolds(locks: Locks) {
       return release();
     };
     return handle;
-  };
+  }) as Locks["acquire"];
   return {
     inStartOrder: () => [...holds].sort((a, b) => a.start - b.start),
     stop: () => {
-      locks.acquire = acquire;
+      locks.acquire = original;
     },
   };
 }

@@ -70,8 +70,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     );
   }
 
-  acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle>;
   acquire(resources: readonly string[], opts?: AcquireOptions): Promise<MultiLockHandle>;
+  acquire(resource: string, opts?: AcquireOptions): Promise<LockHandle>;
   async acquire(
     resource: string | readonly string[],
     opts?: AcquireOptions,
@@ -80,11 +80,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     return (await this.take(resource as string, opts, false))!;
   }
 
-  tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null>;
   tryAcquire(
     resources: readonly string[],
     opts?: Omit<AcquireOptions, "waitMs">,
   ): Promise<MultiLockHandle | null>;
+  tryAcquire(resource: string, opts?: Omit<AcquireOptions, "waitMs">): Promise<LockHandle | null>;
   async tryAcquire(
     resource: string | readonly string[],
     opts?: Omit<AcquireOptions, "waitMs">,
@@ -93,12 +93,12 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     return this.take(resource as string, opts, true);
   }
 
-  withLock<T>(resource: string, fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions): Promise<T>;
   withLock<T>(
     resources: readonly string[],
     fn: (locks: MultiLockHandle) => Promise<T> | T,
     opts?: AcquireOptions,
   ): Promise<T>;
+  withLock<T>(resource: string, fn: (lock: LockHandle) => Promise<T> | T, opts?: AcquireOptions): Promise<T>;
   async withLock<T>(
     resource: string | readonly string[],
     fn: ((lock: LockHandle) => Promise<T> | T) | ((locks: MultiLockHandle) => Promise<T> | T),
