@@ -2,9 +2,11 @@
 // seeds. `-- --seed 1234` replays one seed and prints its full trace; `--from N` starts at seed N; `--all` keeps
 // going after a failing seed and lists every failing one at the end; `--ignore REGEX` counts violations matching
 // it without stopping (a known bug already reported); `--key-loss` adds the fault of a held lock key vanishing;
-// `--extra` the workloads added after the first catch measurements (long leases, re-entry outliving its outer). Sets SIM_SEEDS / SIM_SEED / SIM_TRACE /
-// SIM_ALL for test/sim/sim.test.ts and runs it with a config that starts no Redis or PostgreSQL (the simulation
-// needs neither).
+// `--extra` the workloads added after the first catch measurements (long leases, re-entry outliving its outer);
+// `--kinds` runs semaphores, read-write locks and multi-resource acquires (test/sim/kinds-run.ts) instead of the
+// mutex run (with `--key-loss` too; test/sim/README.md lists the reported bugs `--ignore` may skip). Sets
+// SIM_SEEDS / SIM_SEED / SIM_TRACE / SIM_ALL for test/sim/sim.test.ts and runs it with a config that starts no
+// Redis or PostgreSQL (the simulation needs neither).
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -14,7 +16,7 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const env = { ...process.env };
 const usage =
-  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--redlock] [--ignore REGEX]";
+  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--redlock] [--kinds] [--ignore REGEX]";
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   const num = () => {
@@ -36,6 +38,7 @@ for (let i = 0; i < args.length; i++) {
   else if (a === "--key-loss") env.SIM_KEY_LOSS = "1";
   else if (a === "--extra") env.SIM_EXTRA = "1";
   else if (a === "--redlock") env.SIM_REDLOCK = "1";
+  else if (a === "--kinds") env.SIM_KINDS = "1";
   else if (a === "--ignore") env.SIM_IGNORE = args[++i];
   else {
     console.error(`unknown argument ${a}\n${usage}`);

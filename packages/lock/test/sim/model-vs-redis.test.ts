@@ -4,8 +4,8 @@ import { scripts, withScripts } from "../../src/redis/scripts/index.js";
 import { redlockAcquire } from "../../src/redis/scripts/redlock-acquire.js";
 import { redlockRelease } from "../../src/redis/scripts/redlock-release.js";
 import { connect, sleep } from "../helpers.js";
-import { type HandoffArgs, ModelRedis, type QueueArgs } from "./model.js";
-import { Rng } from "./rng.js";
+import { DiffSequence, GUARD_BEFORE, isWrongType, type Reply, sortKeys, TTL_SLACK } from "./diff-sequence.js";
+import type { HandoffArgs, QueueArgs } from "./model.js";
 
 /**
  * The simulation's Redis (model.ts) against a real redis-server running the library's own scripts: random
@@ -13,28 +13,16 @@ import { Rng } from "./rng.js";
  * Redlock's node acquire and release, the waiter queue and the handoff (acquire joining and adopting, release
  * naming a next waiter, leave),
  * with small leases and real waits so keys expire, plus PEXPIRE, DEL and keys of the wrong type. After every
- * operation the replies and the whole state (TYPE, value and PTTL of every key) must be identical.
- *
- * Time: each operation runs in a MULTI after a TIME, and the model runs it at that TIME (ms for expiry, µs
- * for tokens). The script's own TIME is a few µs later, so tokens differ in value: they are compared through
- * a map model token ↔ Redis token that must be one-to-one and order-preserving, and every fresh token must
- * exceed all earlier ones of its resource. PTTLs may differ by a ms or two. An operation is not sent while a
- * key is within a few ms of expiring (the two clocks could disagree on it); a sequence where that still
- * happened (a stall between TIME and the script) stops there and is counted.
+ * operation the replies and the whole state (TYPE, value and PTTL of every key) must be identical. How time
+ * and tokens are compared: diff-sequence.ts.
  */
 const SEQUENCES = Number(process.env.DIFF_SEQUENCES ?? 300);
 const OPS = Number(process.env.DIFF_OPS ?? 40);
-const SEED = Number(process.env.DIFF_SEED ?? 1);
 const OWNERS = ["o1", "o2", "o3"];
 const LEASES = [15, 40, 120, 60_000];
 /** Queue entry leases: some run out within a sequence. */
 const QUEUE_LEASES = [20, 80, 60_000];
 const READ_FIELDS = ["qty", "fence", "other"];
-/** PTTLs of the two may differ by this much (the TIME→script gap, TTL raises decided a ms apart). */
-const TTL_SLACK = 3;
-/** No operation is sent while a key expires within this window around Redis's now. */
-const GUARD_BEFORE = 3;
-const GUARD_AFTER = 12;
 const SENTINEL = 9_000_000_000_000_000;
 
 let redis: Redis;
@@ -56,9 +44,6 @@ afterAll(() => {
   redis.disconnect();
   sub.disconnect();
 });
-
-type Reply = { ok: true; value: unknown } | { ok: false; err: string; value?: undefined };
-const isWrongType = (msg: string) => msg.includes("WRONGTYPE");
 
 interface Keys {
   lock: string;
@@ -82,30 +67,12 @@ function normBatch(flat: unknown[], width: number): unknown[] {
   return out;
 }
 
-class Sequence {
-  readonly rng: Rng;
-  readonly model: ModelRedis;
-  nowMs = 0;
-  nowUs = 0;
-  /** Redis's ms at the last reply, and the local clock then: an estimate of Redis's now between calls. */
-  private lastServerMs = 0;
-  private lastLocal = 0;
+class Sequence extends DiffSequence {
   readonly res: Keys[];
-  /** Per resource: model token → Redis token (Redis's TIME moves on inside a script, the model's does not,
-   * so tokens of two locks in one batch relate differently; within one resource their order must agree). */
-  readonly tokens = [new Map<number, number>(), new Map<number, number>()];
-  readonly tokensOf: number[][] = [[], []];
-  readonly lastRedisToken: number[] = [0, 0];
-  readonly log: string[] = [];
-  stopped = false;
   private published = 0;
 
-  constructor(readonly n: number) {
-    this.rng = new Rng(SEED * 100_003 + n);
-    this.model = new ModelRedis(
-      () => this.nowMs,
-      () => this.nowUs,
-    );
+  constructor(n: number) {
+    super(redis, n);
     const pfx = `mvr:${process.pid}:${n}:`;
     this.res = ["a", "b"].map((r) => ({
       lock: `${pfx}lock:{${r}}`,
@@ -121,116 +88,14 @@ class Sequence {
     return this.res.flatMap((k) => [k.lock, k.fence, k.stock, k.queue, k.queueLeases]);
   }
 
-  fail(msg: string): never {
-    throw new Error(`sequence ${this.n} (DIFF_SEED=${SEED}): ${msg}\n${this.log.slice(-15).join("\n")}`);
-  }
-
-  private setTime(s: string, us: string): void {
-    this.nowUs = Number(s) * 1_000_000 + Number(us);
-    this.nowMs = Math.floor(this.nowUs / 1000);
-    this.lastServerMs = this.nowMs;
-    this.lastLocal = performance.now();
-  }
-
-  private near(ms: number, before: number, after: number): number | undefined {
-    return this.model.expiries().find((e) => e >= ms - before && e <= ms + after);
-  }
-
-  /** Waits until no key expires close to Redis's now, so both sides agree on what has expired. */
-  private async clearOfExpiry(): Promise<void> {
-    for (;;) {
-      const est = this.lastServerMs + (performance.now() - this.lastLocal);
-      const e = this.near(Math.floor(est), GUARD_BEFORE, GUARD_AFTER);
-      if (e === undefined) return;
-      await sleep(Math.max(1, e + GUARD_BEFORE + 1 - est));
-    }
-  }
-
-  /** Runs `real` (queued after a TIME in one MULTI) and `model` at that TIME; returns both replies. */
-  async op(
-    label: string,
-    real: (m: ChainableCommander) => void,
-    model: () => unknown,
-  ): Promise<[Reply, Reply] | undefined> {
-    await this.clearOfExpiry();
-    const before = this.model.expiries();
-    const m = redis.multi().time();
-    real(m);
-    m.time();
-    const out = (await m.exec())!;
-    const [, time] = out[0]! as [unknown, [string, string]];
-    const [, after] = out[out.length - 1]! as [unknown, [string, string]];
-    this.setTime(time[0], time[1]);
-    const stalledUs = Number(after[0]) * 1_000_000 + Number(after[1]) - this.nowUs;
-    if (stalledUs > 1000 || before.some((e) => Math.abs(e - this.nowMs) <= GUARD_BEFORE)) {
-      // Redis was descheduled inside the MULTI (a loaded machine), so the time its script saw is not known
-      // to the ms; or it answered later than estimated, so which keys it saw expired is not knowable.
-      this.stopped = true;
-      this.log.push(`${this.nowMs} ${label}: stopped (Redis stalled ${stalledUs} µs in the MULTI)`);
-      return undefined;
-    }
-    const [err, value] = out[1]!;
-    const r: Reply = err ? { ok: false, err: String((err as Error).message) } : { ok: true, value };
-    let mr: Reply;
-    try {
-      mr = { ok: true, value: model() };
-    } catch (e) {
-      mr = { ok: false, err: String((e as Error).message) };
-    }
-    this.log.push(`${this.nowMs} ${label} → redis ${JSON.stringify(r)} model ${JSON.stringify(mr)}`);
-    return [r, mr];
-  }
-
-  /** Both replies errors of the same kind, or both values (compared by the caller). */
-  bothOk(label: string, r: Reply, m: Reply): boolean {
-    if (r.ok !== m.ok) this.fail(`${label}: redis ${JSON.stringify(r)} but model ${JSON.stringify(m)}`);
-    if (!r.ok && !m.ok && isWrongType(r.err) !== isWrongType(m.err))
-      this.fail(`${label}: redis error ${r.err} but model error ${m.err}`);
-    return r.ok;
-  }
-
-  /** Records a token pair (one-to-one, same order as every other pair) and checks Redis's tokens increase. */
-  token(label: string, i: number, m: number, r: number, fresh: boolean): void {
-    const tokens = this.tokens[i]!;
-    const known = tokens.get(m);
-    if (known !== undefined && known !== r)
-      this.fail(`${label}: model token ${m} was Redis token ${known}, now ${r}`);
-    if (known === undefined) {
-      for (const [m2, r2] of tokens) {
-        if (Math.sign(m - m2) !== Math.sign(r - r2))
-          this.fail(`${label}: token order differs: model ${m} vs ${m2}, Redis ${r} vs ${r2}`);
-      }
-      tokens.set(m, r);
-      this.tokensOf[i]!.push(m);
-    }
-    const last = this.lastRedisToken[i]!;
-    if (fresh ? r <= last : r < last) this.fail(`${label}: Redis token ${r} after ${last} (not increasing)`);
-    this.lastRedisToken[i] = Math.max(last, r);
-  }
-
-  translate(i: number, v: string): string {
-    const t = this.tokens[i]!.get(Number(v));
-    return t === undefined ? v : String(t);
-  }
-
   /** TYPE, value and PTTL of every key, read in one script (one instant), against the model at that TIME. */
   async compareState(label: string): Promise<void> {
     const keys = this.allKeys();
-    let raw: unknown[] = [];
-    // Read again if Redis was descheduled inside the script (its clock and our TIME would differ).
-    for (let attempt = 0; attempt < 5; attempt++) {
-      raw = (await redis.eval(SNAPSHOT, keys.length, ...keys)) as unknown[];
-      const stalledUs =
-        (Number(raw.at(-2)) - Number(raw[0])) * 1_000_000 + Number(raw.at(-1)) - Number(raw[1]);
-      if (stalledUs <= 1000) break;
-      if (attempt === 4) return;
-    }
-    this.setTime(raw[0] as string, raw[1] as string);
+    const state = await this.snapshot(keys);
+    if (!state) return;
     keys.forEach((key, i) => {
       const res = Math.floor(i / KEYS_PER_RESOURCE);
-      const type = raw[2 + 3 * i] as string;
-      const pttl = raw[3 + 3 * i] as number;
-      const value = raw[4 + 3 * i];
+      const { type, pttl, value } = state[i]!;
       const m = this.model.snapshot(key);
       const e = this.model.expiries();
       // Expiring right now: either side may be right; the next operation waits past it.
@@ -250,12 +115,6 @@ class Sequence {
       }
       const entryTimes = key.includes(":queue-leases:");
       let rv: unknown = value;
-      if (type === "hash") {
-        const flat = value as string[];
-        const h: Record<string, string> = {};
-        for (let j = 0; j < flat.length; j += 2) h[flat[j]!] = flat[j + 1]!;
-        rv = h;
-      }
       // A queue entry's lease end is Redis's ms at the script plus the lease: the model's TIME is a few µs earlier.
       if (entryTimes && type === "hash" && m.type === "hash") {
         const [a, b] = [rv as Record<string, string>, mv as Record<string, string>];
@@ -289,32 +148,6 @@ class Sequence {
     return this.published;
   }
 }
-
-function sortKeys(v: unknown): unknown {
-  if (v && typeof v === "object" && !Array.isArray(v))
-    return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
-    );
-  return v;
-}
-
-const SNAPSHOT = `
-local t = redis.call('time')
-local out = {t[1], t[2]}
-for i = 1, #KEYS do
-  local ty = redis.call('type', KEYS[i]).ok
-  local v = false
-  if ty == 'hash' then v = redis.call('hgetall', KEYS[i]) elseif ty == 'string' then v = redis.call('get', KEYS[i])
-  elseif ty == 'list' then v = redis.call('lrange', KEYS[i], 0, -1) end
-  out[#out + 1] = ty
-  out[#out + 1] = redis.call('pttl', KEYS[i])
-  out[#out + 1] = v
-end
-local t2 = redis.call('time')
-out[#out + 1] = t2[1]
-out[#out + 1] = t2[2]
-return out
-`;
 
 type Cmd = ChainableCommander & Record<string, (...args: unknown[]) => ChainableCommander>;
 const cmd = (m: ChainableCommander) => m as Cmd;

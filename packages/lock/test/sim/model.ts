@@ -64,7 +64,9 @@ export class ModelRedis {
     return e;
   }
 
-  private hash(key: string): Map<string, string> | undefined {
+  // hash, nowMs, hdel, hsetField, pexpire and nextToken are public for shared-model.ts, which models the
+  // shared-lock scripts with the same Redis commands.
+  hash(key: string): Map<string, string> | undefined {
     const e = this.get(key);
     if (!e) return undefined;
     if (e.value.kind !== "hash")
@@ -89,7 +91,7 @@ export class ModelRedis {
   }
 
   /** Redis TIME in ms, as the scripts compute it (queue.ts now_ms). */
-  private nowMs(): number {
+  nowMs(): number {
     return Math.floor(this.timeUs() / 1000);
   }
 
@@ -137,14 +139,14 @@ export class ModelRedis {
     else this.data.set(key, { value: { kind: "list", items: [v] }, expiresAt: Number.POSITIVE_INFINITY });
   }
 
-  private hdel(key: string, field: string): void {
+  hdel(key: string, field: string): void {
     const h = this.hash(key);
     if (!h) return;
     h.delete(field);
     if (h.size === 0) this.data.delete(key);
   }
 
-  private hsetField(key: string, field: string, value: string): void {
+  hsetField(key: string, field: string, value: string): void {
     let h = this.hash(key);
     if (!h) {
       h = new Map();
@@ -203,7 +205,7 @@ export class ModelRedis {
     return e.expiresAt === Number.POSITIVE_INFINITY ? -1 : Math.max(0, Math.round(e.expiresAt - this.now()));
   }
 
-  private pexpire(key: string, ms: number): void {
+  pexpire(key: string, ms: number): void {
     const e = this.get(key);
     if (e) e.expiresAt = this.now() + ms;
   }
@@ -217,7 +219,7 @@ export class ModelRedis {
   /** Set when a token was issued at or below one issued before for the same fence (I9). */
   tokenWentBack: string | null = null;
 
-  private nextToken(fence: string): number {
+  nextToken(fence: string): number {
     const last = Number(this.str(fence) ?? "0");
     const token = Math.max(last + 1, this.timeUs());
     const before = this.issued.get(fence) ?? 0;

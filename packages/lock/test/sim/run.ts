@@ -5,16 +5,11 @@ import { createLocksWithBackend } from "../../src/core/create.js";
 import { LocksClosedError } from "../../src/errors.js";
 import { createRedlockBackend } from "../../src/redlock/backend.js";
 import type { LockHandle, Locks } from "../../src/types.js";
-import {
-  createSimBackend,
-  type Faults,
-  SimConnection,
-  type SimRedis,
-  type SimSubscriber,
-} from "./backend.js";
+import { createSimBackend, SimConnection, type SimRedis, type SimSubscriber } from "./backend.js";
 import { ModelRedis } from "./model.js";
 import { SimNodeClient, type SimNodeSubscriber } from "./redlock.js";
 import { Rng } from "./rng.js";
+import { drawWeather, settleBoundOf, wakeBoundOf } from "./weather.js";
 import { SimProcess, World } from "./world.js";
 
 /** Settings of one simulated run. */
@@ -40,7 +35,12 @@ export interface SimResult {
   ok: boolean;
   violation?: string;
   trace: string[];
-  stats: { events: number; acquired: number; sold: number; keysLost: number; handoffs: number };
+  stats: { events: number; acquired: number; sold: number; keysLost: number; handoffs: number } & {
+    /** Kinds runs (kinds-run.ts): multi-resource acquires made, readers' upgrades granted, refused attempts. */
+    multi?: number;
+    upgrades?: number;
+    contended?: number;
+  };
 }
 
 const LEASE = 300;
@@ -89,23 +89,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   // Some runs use a long watchdog lease: a waiter refused by a long-held lock sleeps up to its PTTL, so a
   // release message it misses (a subscriber reconnect nobody acts on) leaves the lock free for seconds.
   const lease = opts.extra && orderRng.chance(0.25) ? 3_000 : LEASE;
-  // Each run draws its own weather: some calm, some stormy.
-  const stormy = rng.chance(0.5);
-  const faults: Faults = {
-    loseRequest: stormy ? 0.03 : 0,
-    loseReply: stormy ? 0.03 : 0,
-    delayMs: [1, 5],
-    slow: stormy ? 0.05 : 0.01,
-    slowMs: stormy ? 250 : 40,
-    commandTimeoutMs: 300,
-    reconnectMs: [20, 150],
-  };
-  // A free lock is claimed within one attempt's worst case (a lost request times out, then a retry goes
-  // out and back through slow deliveries), plus the retry jitter: every miss of a release message (not yet
-  // subscribed, subscriber reconnected) is followed by a look, never only by a fallback timer of the PTTL.
-  // A key lost early announces nothing: its waiters look when their fallback timer (up to the PTTL they were
-  // refused with, at most a lease) fires.
-  const wakeBound = faults.commandTimeoutMs + 3 * faults.slowMs + 50 + (opts.keyLoss ? lease : 0);
+  const { stormy, faults } = drawWeather(rng);
+  const wakeBound = wakeBoundOf(faults, opts.keyLoss ? lease : 0);
   // With --extra, a subscriber sometimes dies with a release message in flight (catches defect 8 reverted).
   const dieRng = new Rng((seed * 65_537 + 11) >>> 0);
   if (opts.extra) faults.dieOnMessage = () => dieRng.chance(0.1);
@@ -308,9 +293,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       done = true;
       pending.delete(w);
       const took = world.now - w.start - (p.pausedTotal - w.pausedAtStart);
-      // With a wait, the caller's deadline bounds everything (an attempt in flight included: defect 6); 10 ms
-      // covers the timer's own delivery. Without one (waitMs 0: one attempt), the client's timeouts do.
-      const bound = waitMs > 0 ? waitMs + 10 : faults.commandTimeoutMs + 2 * faults.slowMs + 10;
+      const bound = settleBoundOf(faults, waitMs);
       if (took > bound)
         fail(`${p.sim.name}: acquire of ${resource} with waitMs ${waitMs} took ${took} ms (bound ${bound})`);
     };

@@ -1,5 +1,6 @@
 import { appendFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { runKindsSeed } from "./kinds-run.js";
 import { runSeed, type SimResult } from "./run.js";
 
 // `npm test`: 500 seeds. scripts/sim.mjs (`npm run test:sim -- --seeds N | --seed S`) sets these.
@@ -17,10 +18,23 @@ const KEY_LOSS = process.env.SIM_KEY_LOSS === "1";
 const EXTRA = process.env.SIM_EXTRA === "1";
 /** Locks over Redlock on 3 or 5 simulated nodes (`--redlock`). */
 const REDLOCK = process.env.SIM_REDLOCK === "1";
+/** Semaphores, read-write locks and multi-resource acquires (kinds-run.ts) instead of the mutex run (`--kinds`). */
+const KINDS = process.env.SIM_KINDS === "1";
+/** `npm test`'s share of --kinds seeds (about 15 s on an idle 2-core machine). */
+const KINDS_SEEDS = 200;
+const KINDS_KEY_LOSS_SEEDS = 60;
+/**
+ * Violations of the bugs --kinds found, reported and not fixed yet (README): a downgrade and a writer's mark
+ * running out announce nothing to refused readers; a failed multi-resource acquire reports only after the
+ * release of what it took. Use `--ignore` with this to run past them.
+ */
+const KINDS_REPORTED =
+  /lost wake-up after (a downgrade|a writer's mark ran out)|reported only after releasing what it took/;
 /** Appends a progress line every 1000 seeds (long runs). */
 const PROGRESS = process.env.SIM_PROGRESS_FILE;
 
-const replay = (seed: number) => `npm run test:sim -w @lockyard/lock -- --seed ${seed}`;
+const replay = (seed: number) =>
+  `npm run test:sim -w @lockyard/lock -- --seed ${seed}${KINDS ? " --kinds" : ""}`;
 
 function report(r: SimResult): string {
   const steps = TRACE ? r.trace : r.trace.slice(-40);
@@ -39,19 +53,20 @@ describe("deterministic simulation of the lock", () => {
       let failures = 0;
       let ignored = 0;
       let handoffs = 0;
+      const kindsStats = { multi: 0, upgrades: 0, contended: 0 };
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
-        const r = await runSeed(seed, {
-          fullTrace: TRACE,
-          keyLoss: KEY_LOSS,
-          extra: EXTRA,
-          redlock: REDLOCK,
-        });
+        const r = KINDS
+          ? await runKindsSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS })
+          : await runSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS, extra: EXTRA, redlock: REDLOCK });
         events += r.stats.events;
         acquired += r.stats.acquired;
         keysLost += r.stats.keysLost;
         handoffs += r.stats.handoffs;
+        kindsStats.multi += r.stats.multi ?? 0;
+        kindsStats.upgrades += r.stats.upgrades ?? 0;
+        kindsStats.contended += r.stats.contended ?? 0;
         if (TRACE && SEEDS === 1 && r.ok) console.log(`seed ${seed} (ok):\n${r.trace.join("\n")}`);
         if (!r.ok && IGNORE?.test(r.violation!)) {
           ignored++;
@@ -84,7 +99,7 @@ describe("deterministic simulation of the lock", () => {
           `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
         );
       console.log(
-        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs, ${keysLost} lock keys lost, ${secs} s`,
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs, ${keysLost} lock keys lost${KINDS ? `, ${kindsStats.multi} multi-resource acquires, ${kindsStats.upgrades} upgrades, ${kindsStats.contended} refused attempts` : ""}, ${secs} s`,
       );
     },
     Math.max(600_000, SEEDS * 2_000),
@@ -112,14 +127,38 @@ describe("deterministic simulation of the lock", () => {
     600_000,
   );
 
+  // Semaphores, read-write locks and multi-resource acquires (kinds-run.ts). The violations of the bugs --kinds
+  // found and README reports (not fixed yet) are counted here, not failed: they end their seed's run.
+  it.skipIf(process.env.SIM_SEED !== undefined || process.env.SIM_SEEDS !== undefined)(
+    `keeps every invariant of semaphores, read-write locks and multi-resource acquires over ${KINDS_SEEDS} seeds, ${KINDS_KEY_LOSS_SEEDS} with --key-loss (--kinds)`,
+    async () => {
+      let known = 0;
+      for (const [keyLoss, seeds, flags] of [
+        [false, KINDS_SEEDS, "--kinds"],
+        [true, KINDS_KEY_LOSS_SEEDS, "--kinds --key-loss"],
+      ] as const) {
+        for (let seed = 1; seed <= seeds; seed++) {
+          const r = await runKindsSeed(seed, { keyLoss });
+          if (!r.ok && KINDS_REPORTED.test(r.violation!)) known++;
+          else if (!r.ok)
+            expect.fail(`${flags} ${report(r).replace(replay(seed), `${replay(seed)} ${flags}`)}`);
+        }
+      }
+      console.log(`sim --kinds: ${known} seed(s) ended by a reported bug (README)`);
+    },
+    600_000,
+  );
+
   it.skipIf(process.env.SIM_SEED !== undefined)(
     "is deterministic: one seed replays the same trace",
     async () => {
-      const a = await runSeed(4242);
-      const b = await runSeed(4242);
-      // Owner ids carry 128 random bits by design: compare them by order of appearance.
-      expect(normalize(b.trace)).toEqual(normalize(a.trace));
-      expect(b.stats).toEqual(a.stats);
+      for (const run of [runSeed, runKindsSeed]) {
+        const a = await run(4242);
+        const b = await run(4242);
+        // Owner ids carry 128 random bits by design: compare them by order of appearance.
+        expect(normalize(b.trace)).toEqual(normalize(a.trace));
+        expect(b.stats).toEqual(a.stats);
+      }
     },
   );
 });

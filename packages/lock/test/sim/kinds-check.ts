@@ -1,0 +1,167 @@
+import type { LockHandle } from "../../src/types.js";
+import { type Kind, type KindsState, keyOf, type MultiWait } from "./kinds-state.js";
+
+/** A queued waiter of another process may go first (the mutex's fairness): see README, lost wake-up. */
+export const QUEUE_LEASE = 600;
+
+/** The invariants of a kinds run, after every event (README: semaphores, read-write locks, multi-resource). */
+export function checkKinds(s: KindsState): void {
+  s.stats.events++;
+  checkExclusion(s);
+  checkRedisAgrees(s);
+  if (s.redis().tokenWentBack) s.fail(`a token went back: ${s.redis().tokenWentBack}`);
+  checkWakeUps(s);
+  checkDeadlock(s);
+  s.lastCheckAt = s.world.now;
+}
+
+/** Whether Redis holds what the handle believes it holds: its owner's live hold, of its grant, of its mode. */
+export function inRedis(s: KindsState, kind: Kind, h: LockHandle): boolean {
+  if (kind === "mutex") return s.redis().owners(h.key).includes(h.owner);
+  const hold = s.shared.live(h.key).get(h.owner);
+  return hold !== undefined && hold.t === h.token && (kind === "write" ? hold.w : hold.r) > 0;
+}
+
+/**
+ * Never more owners than permits in a semaphore; a writer beside no other owner (reader or writer); one owner
+ * of a mutex. Owners, not handles: re-entries (nested withLock, explicit owner) share their owner's hold.
+ */
+function checkExclusion(s: KindsState): void {
+  const by = new Map<string, { readers: Set<string>; writers: Set<string> }>();
+  for (const { h, kind } of s.valid()) {
+    const id = `${kind === "read" || kind === "write" ? "rw" : kind} ${h.resource}`;
+    const o = by.get(id) ?? { readers: new Set(), writers: new Set() };
+    (kind === "write" || kind === "mutex" ? o.writers : o.readers).add(h.owner);
+    by.set(id, o);
+  }
+  for (const [id, { readers, writers }] of by) {
+    const [kind, resource] = id.split(" ") as [string, string];
+    const permits = s.permits.get(resource) ?? 1;
+    if (kind === "permit" && readers.size > permits)
+      s.fail(
+        `semaphore ${resource} (${permits} permits) held by ${readers.size} owners: ${[...readers].join(", ")}`,
+      );
+    if (writers.size > 1)
+      s.fail(`two ${kind === "rw" ? "writers" : "holders"} of ${resource}: ${[...writers].join(", ")}`);
+    const others = [...readers].filter((o) => !writers.has(o));
+    if (writers.size === 1 && others.length > 0)
+      s.fail(`reader ${others[0]} of ${resource} beside its writer ${[...writers][0]}`);
+  }
+}
+
+/**
+ * A handle that counts as holding is backed by Redis: its owner's hold is live there (lease not ended in
+ * Redis time), was granted with the handle's token, and counts at least as many holds of its mode as the
+ * owner's handles of that mode (a release or renewal would otherwise act on a hold that is not the handle's).
+ */
+function checkRedisAgrees(s: KindsState): void {
+  const counts = new Map<string, number>();
+  for (const { proc, h, kind } of s.valid()) {
+    if (!inRedis(s, kind, h)) {
+      const found = kind === "mutex" ? s.redis().owners(h.key) : s.shared.live(h.key).get(h.owner);
+      s.fail(
+        `${proc.sim.name}: ${kind} handle of ${h.owner} on ${h.resource} (token ${h.token}) reports held, but Redis has ${JSON.stringify(found ?? null)}`,
+      );
+      return;
+    }
+    if (kind === "mutex") continue;
+    const id = `${h.key}\n${h.owner}\n${kind === "write" ? "w" : "r"}`;
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  for (const [id, n] of counts) {
+    const [key, owner, side] = id.split("\n") as [string, string, "r" | "w"];
+    const hold = s.shared.live(key).get(owner)!;
+    if (hold[side] < n)
+      s.fail(`${n} held ${side} handles of ${owner} on ${key}, but Redis counts ${JSON.stringify(hold)}`);
+  }
+}
+
+/**
+ * No lost wake-up: a waiter of a running process whose lock would be granted to it now gets it (or another
+ * waiter does) within the bound the mutex uses (weather.ts wakeBoundOf): a free permit, a read hold with no
+ * writer and no writer's mark, a write hold with no holder. A multi-resource acquire waits for one lock at a
+ * time. The mutex allows one queue lease more while a live entry queues ahead (its fairness).
+ */
+function checkWakeUps(s: KindsState): void {
+  const now = s.world.now;
+  const late = (
+    w: { grantableSince?: number; cause?: string },
+    grantable: boolean,
+    allowance: number,
+    what: string,
+    cause?: () => string | undefined,
+  ) => {
+    if (!grantable) {
+      w.grantableSince = undefined;
+      return;
+    }
+    if (w.grantableSince === undefined) {
+      w.grantableSince = now;
+      w.cause = cause?.();
+    }
+    if (now - w.grantableSince > allowance)
+      s.fail(
+        `${what} grantable for ${now - w.grantableSince} ms while its waiter waits (lost wake-up${w.cause ? ` after ${w.cause}` : ""})`,
+      );
+  };
+  for (const w of s.pending) {
+    if (w.waitMs === 0 || !s.running(w.proc)) {
+      w.grantableSince = undefined;
+      continue;
+    }
+    if (w.kind === "mutex")
+      late(w, mutexFree(s, w.resource), mutexAllowance(s, w.resource), `lock ${w.resource}`);
+    else {
+      const key = keyOf(w.kind, w.resource);
+      const grantable = s.shared.wouldGrant(key, w.owner, w.kind, s.permits.get(w.resource) ?? 1);
+      const what = `${w.kind} of ${w.resource}${w.owner ? ` for ${w.owner}` : ""}`;
+      late(w, grantable, s.wakeBound, what, () => (w.kind === "read" ? readerFreedBy(s, key) : undefined));
+    }
+  }
+  for (const m of s.multis) {
+    const r = m.waitingOn;
+    if (r === undefined || m.waitMs === 0 || !s.running(m.proc)) m.grantableSince = undefined;
+    else
+      late(m, mutexFree(s, r), mutexAllowance(s, r), `lock ${r} (multi-resource acquire of ${m.resources})`);
+  }
+}
+
+/**
+ * Two ways a reader's lock frees up that no message announces (README: found by --kinds): the writer
+ * released its write hold but kept a read (a downgrade: the release only decremented), or a refused
+ * writer's mark ran out (the writer gave up or stopped) while the reader's timer was set by the soonest
+ * hold's end, not the mark's.
+ */
+function readerFreedBy(s: KindsState, key: string): string | undefined {
+  const now = s.redis().nowMs();
+  if (s.shared.downgrades.get(key) === now) return "a downgrade";
+  const mark = Number(s.redis().hash(key)?.get("~writer-waits") ?? "0");
+  if (mark > s.lastCheckAt && mark <= now) return "a writer's mark ran out";
+  return undefined;
+}
+
+const mutexFree = (s: KindsState, r: string) => s.redis().owners(keyOf("mutex", r)).length === 0;
+const mutexAllowance = (s: KindsState, r: string) =>
+  s.wakeBound + (s.redis().liveEntries(`queue:${r}`, `queue-leases:${r}`).length > 0 ? QUEUE_LEASE : 0);
+
+/**
+ * No deadlock among multi-resource acquires: none waits (directly or through others) for a lock held by a
+ * grant of its own. An edge runs from a waiting acquire to the acquire whose grant holds the lock it waits for.
+ */
+function checkDeadlock(s: KindsState): void {
+  const waitsFor = new Map<MultiWait, MultiWait>();
+  for (const m of s.multis) {
+    if (m.waitingOn === undefined || m.waitMs === 0 || m.proc.closed || m.proc.crashed) continue;
+    const holders = s.redis().owners(keyOf("mutex", m.waitingOn));
+    const other = [...s.multis].find((o) => o !== m && holders.some((h) => o.owners.has(h)));
+    if (other) waitsFor.set(m, other);
+  }
+  for (const start of waitsFor.keys()) {
+    const path: MultiWait[] = [];
+    for (let m: MultiWait | undefined = start; m && !path.includes(m); m = waitsFor.get(m)) path.push(m);
+    if (waitsFor.get(path.at(-1)!) === start)
+      s.fail(
+        `deadlock: ${path.map((m) => `${m.proc.sim.name} [${m.resources}] waits for ${m.waitingOn}`).join(", held by ")}, held by the first`,
+      );
+  }
+}

@@ -1,0 +1,131 @@
+import { READ_WRITE_PREFIX, SEMAPHORE_PREFIX } from "../../src/redis/redis-locks.js";
+import { fenceKey, lockKey } from "../../src/resource.js";
+import type { LockHandle, RedisLocks } from "../../src/types.js";
+import type { Faults, SimConnection } from "./backend.js";
+import type { ModelRedis } from "./model.js";
+import { SharedModel } from "./shared-model.js";
+import type { SimProcess, World } from "./world.js";
+
+/** How a handle holds its lock: a semaphore permit, a read or a write hold, or the mutex. */
+export type Kind = "permit" | "read" | "write" | "mutex";
+
+export const PREFIX = "lock:";
+const PREFIXES: Record<Kind, string> = {
+  permit: `${PREFIX}${SEMAPHORE_PREFIX}`,
+  read: `${PREFIX}${READ_WRITE_PREFIX}`,
+  write: `${PREFIX}${READ_WRITE_PREFIX}`,
+  mutex: PREFIX,
+};
+export const keyOf = (kind: Kind, resource: string) => lockKey(PREFIXES[kind], resource);
+/** The fence counter: the shared store's own name (src/redis/key-names.ts), the simulated mutex store's. */
+export const fenceOf = (kind: Kind, resource: string) =>
+  kind === "mutex" ? `fence:${resource}` : fenceKey(resource, PREFIXES[kind]);
+
+export interface KProc {
+  sim: SimProcess;
+  conn: SimConnection;
+  locks: RedisLocks;
+  closed: boolean;
+  /** Killed for good (SIGKILL): nothing of it runs again, its holds run out in Redis. */
+  crashed: boolean;
+  pausedTotal: number;
+  /** Its subscribers made so far (the mutex's and each shared core's). */
+  subscribers(): { kill(): void; readonly closed: boolean }[];
+}
+
+export interface Held {
+  proc: KProc;
+  h: LockHandle;
+  kind: Kind;
+}
+
+/** An acquire call in progress, for its settle bound and the lost wake-up check. */
+export interface Waiting {
+  proc: KProc;
+  kind: Kind;
+  resource: string;
+  /** The owner it attempts as, when known (a re-entry); a fresh owner holds nothing yet. */
+  owner: string | undefined;
+  start: number;
+  waitMs: number;
+  pausedAtStart: number;
+  /** Since when its lock would have been granted to it, and what made it so if known (see kinds-check.ts). */
+  grantableSince?: number;
+  cause?: string;
+}
+
+/** A multi-resource acquire in progress: what it took so far (by owner) and what it waits for. */
+export interface MultiWait {
+  proc: KProc;
+  resources: string[];
+  waitMs: number;
+  /** The owners its grants were made to (from its acquired events). */
+  owners: Set<string>;
+  /** The lock its last refused attempt was for, until granted. */
+  waitingOn: string | undefined;
+  /** Told when its wait timed out (the timeout event), and how long it had waited then. */
+  timedOut?: () => void;
+  timedOutAfter?: number;
+  grantableSince?: number;
+}
+
+/** What the workloads, the faults and the invariants of a kinds run share. */
+export class KindsState {
+  readonly shared: SharedModel;
+  readonly procs: KProc[] = [];
+  readonly holds = new Set<Held>();
+  readonly pending = new Set<Waiting>();
+  readonly multis = new Set<MultiWait>();
+  /** Handles whose key Redis lost under them (key-loss fault): they may believe they hold it until they look. */
+  readonly tainted = new Set<LockHandle>();
+  /** key + owner → the newest token Redis had granted it when the key was lost: those grants are tainted too. */
+  readonly taintedGrants = new Map<string, number>();
+  readonly stats = { events: 0, acquired: 0, contended: 0, multi: 0, upgrades: 0, keysLost: 0 };
+  violation: string | undefined;
+  /** When the invariants were last checked (the event before this one). */
+  lastCheckAt = 0;
+
+  constructor(
+    readonly world: World,
+    readonly redis: () => ModelRedis,
+    readonly faults: Faults,
+    /** Permits of each semaphore resource: every caller agrees on them. */
+    readonly permits: ReadonlyMap<string, number>,
+    /** See weather.ts wakeBoundOf. */
+    readonly wakeBound: number,
+  ) {
+    this.shared = new SharedModel(redis);
+  }
+
+  fail(msg: string): void {
+    if (this.violation) return;
+    this.violation = msg;
+    this.world.log(`VIOLATION: ${msg}`);
+    this.world.stopped = true;
+  }
+
+  /** Neither closed, crashed nor paused right now: its timers and replies run. */
+  running(p: KProc): boolean {
+    return !p.closed && !p.crashed && !(p.sim.pausedUntil! > this.world.now);
+  }
+
+  isTainted(h: LockHandle): boolean {
+    if (this.tainted.has(h)) return true;
+    const lost = this.taintedGrants.get(`${h.key}\n${h.owner}`);
+    return lost !== undefined && h.token !== null && h.token <= lost;
+  }
+
+  /** The handles that count as holding: they believe they hold, their lease has not ended, Redis kept the key. */
+  *valid(): Generator<Held> {
+    for (const x of this.holds) {
+      // Released or lost is for good (a passed deadline alone is not: a renewal's answer may still come).
+      if ((x.h as { state?: string }).state !== "held") this.holds.delete(x);
+      else if (x.h.isHeld() && !this.isTainted(x.h)) yield x;
+    }
+  }
+
+  keep(proc: KProc, h: LockHandle, kind: Kind): void {
+    this.holds.add({ proc, h, kind });
+    this.stats.acquired++;
+  }
+}

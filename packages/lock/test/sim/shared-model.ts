@@ -1,0 +1,216 @@
+import type { ModelRedis } from "./model.js";
+
+/**
+ * The shared-lock scripts (semaphore permits, read and write holds: src/redis/scripts/shared-*.ts) over the
+ * same model of Redis as the mutex, one method per script, written from the Lua line by line: the same
+ * commands in the same order, so the key, its fields and its TTL come out as Redis leaves them.
+ * shared-model-vs-redis.test.ts holds it to redis-server running the real scripts.
+ */
+export type SharedMode = "permit" | "read" | "write";
+
+/** One holder's field `reads|writes|expiresAt|token` (shared-body.ts); `e` is Redis time in ms. */
+export interface Hold {
+  r: number;
+  w: number;
+  e: number;
+  t: number;
+}
+
+/** What `holders` learns in one pass (shared-body.ts): ended leases are dropped on the way. */
+interface Holders {
+  n: number;
+  writers: number;
+  soonest: number | undefined;
+  latest: number;
+  mine: Hold | undefined;
+  writerWaits: number;
+  waiting: boolean;
+}
+
+const MARKS = new Set(["~waiters", "~writer-waits", "~permits"]);
+
+/** holder_of: the Lua pattern `^(%d+)|(%d+)|(%d+)|(%d+)$`; the scripts never write anything else. */
+export function holdOf(v: string): Hold {
+  const m = /^(\d+)\|(\d+)\|(\d+)\|(\d+)$/.exec(v);
+  if (!m) throw new Error(`sim: not a holder field: ${v}`);
+  return { r: Number(m[1]), w: Number(m[2]), e: Number(m[3]), t: Number(m[4]) };
+}
+
+const holdValue = (h: Hold) => `${h.r}|${h.w}|${h.e}|${h.t}`;
+
+export class SharedModel {
+  /**
+   * Key → the Redis ms of its latest downgrade: a release of a write hold whose owner keeps read holds. Not
+   * Redis state: the simulation names the cause of a lost wake-up with it (kinds-check.ts).
+   */
+  readonly downgrades = new Map<string, number>();
+
+  constructor(private readonly redis: () => ModelRedis) {}
+
+  private holders(k: string, o: string, now: number): Holders {
+    const m = this.redis();
+    const s: Holders = {
+      n: 0,
+      writers: 0,
+      soonest: undefined,
+      latest: 0,
+      mine: undefined,
+      writerWaits: 0,
+      waiting: false,
+    };
+    for (const [f, v] of [...(m.hash(k) ?? [])]) {
+      if (f === "~writer-waits") s.writerWaits = Number(v);
+      else if (f === "~waiters") s.waiting = true;
+      else if (f !== "~permits") {
+        const h = holdOf(v);
+        if (h.e <= now) m.hdel(k, f);
+        else {
+          s.n++;
+          if (h.w > 0) s.writers++;
+          if (s.soonest === undefined || h.e < s.soonest) s.soonest = h.e;
+          if (h.e > s.latest) s.latest = h.e;
+          if (f === o) s.mine = h;
+        }
+      }
+    }
+    return s;
+  }
+
+  private keepAlive(k: string, latest: number, writerWaits: number, now: number): void {
+    const until = Math.max(latest, writerWaits);
+    if (until <= now) this.redis().del(k);
+    else this.redis().pexpire(k, until - now);
+  }
+
+  /** shared-acquire.ts: [1, count, token] granted or re-entered | [0, pttl, 0] refused. */
+  acquire(
+    k: string,
+    f: string,
+    o: string,
+    lease: number,
+    more: boolean,
+    mode: SharedMode,
+    permits: number,
+    writerMark: number,
+  ): [number, number, number] {
+    const m = this.redis();
+    const now = m.nowMs();
+    const s = this.holders(k, o, now);
+    const ends = now + lease;
+    if (mode === "permit") m.hsetField(k, "~permits", String(permits));
+    const h = s.mine;
+    if (h && (mode !== "write" || h.w > 0 || s.n === 1)) {
+      if (mode === "write") h.w++;
+      else h.r++;
+      if (ends > h.e) h.e = ends;
+      m.hsetField(k, o, holdValue(h));
+      if (more) m.hsetField(k, "~waiters", "1");
+      this.keepAlive(k, Math.max(s.latest, h.e), s.writerWaits, now);
+      return [1, h.r + h.w, h.t];
+    }
+    const free =
+      mode === "permit"
+        ? s.n < permits
+        : mode === "read"
+          ? s.writers === 0 && s.writerWaits <= now
+          : s.n === 0;
+    if (!free) {
+      m.hsetField(k, "~waiters", "1");
+      let writerWaits = s.writerWaits;
+      if (mode === "write") {
+        writerWaits = Math.max(writerWaits, now + writerMark);
+        m.hsetField(k, "~writer-waits", String(writerWaits));
+      }
+      this.keepAlive(k, s.latest, writerWaits, now);
+      const nextEnd = s.soonest ?? writerWaits;
+      return [0, Math.max(1, nextEnd - now), 0];
+    }
+    const token = m.nextToken(f);
+    let writerWaits = s.writerWaits;
+    if (mode === "write") {
+      m.hdel(k, "~writer-waits");
+      writerWaits = 0;
+    }
+    const mine = mode === "write" ? { r: 0, w: 1, e: ends, t: token } : { r: 1, w: 0, e: ends, t: token };
+    m.hsetField(k, o, holdValue(mine));
+    if (more) m.hsetField(k, "~waiters", "1");
+    this.keepAlive(k, Math.max(s.latest, ends), writerWaits, now);
+    return [1, 1, token];
+  }
+
+  /** shared-release.ts: [0, 0] not-owner | [1, left] decremented | [2, 0] released (publishes `1` if marked). */
+  release(k: string, ch: string, o: string, mode: "read" | "write", token: string): [number, number] {
+    const m = this.redis();
+    const v = m.hash(k)?.get(o);
+    if (v === undefined) return [0, 0];
+    const now = m.nowMs();
+    const h = holdOf(v);
+    if (h.e <= now || (token !== "" && String(h.t) !== token)) return [0, 0];
+    if (mode === "write") {
+      if (h.w === 0) return [0, 0];
+      h.w--;
+    } else {
+      if (h.r === 0) return [0, 0];
+      h.r--;
+    }
+    if (h.r + h.w > 0) {
+      m.hsetField(k, o, holdValue(h));
+      if (mode === "write" && h.w === 0) this.downgrades.set(k, now);
+      return [1, h.r + h.w];
+    }
+    m.hdel(k, o);
+    const s = this.holders(k, o, now);
+    if (s.waiting) {
+      m.hdel(k, "~waiters");
+      m.published.push([ch, "1"]);
+    }
+    this.keepAlive(k, s.latest, s.writerWaits, now);
+    return [2, 0];
+  }
+
+  /**
+   * shared-renew-many.ts: 1 per lock whose owner's hold is live (its lease now ends no sooner than now +
+   * lease), else 0. A key of the wrong type fails the call after the locks before it were renewed.
+   */
+  renewMany(items: readonly { key: string; owner: string; lease: number }[]): number[] {
+    const m = this.redis();
+    const now = m.nowMs();
+    return items.map(({ key, owner, lease }) => {
+      const v = m.hash(key)?.get(owner);
+      if (v === undefined) return 0;
+      const h = holdOf(v);
+      if (h.e <= now) {
+        m.hdel(key, owner);
+        return 0;
+      }
+      if (now + lease > h.e) h.e = now + lease;
+      m.hsetField(key, owner, holdValue(h));
+      if (m.pttl(key) < h.e - now) m.pexpire(key, h.e - now);
+      return 1;
+    });
+  }
+
+  /** The live holds of a key (lease not ended in Redis time), read without changing anything. */
+  live(k: string): Map<string, Hold> {
+    const now = this.redis().nowMs();
+    const out = new Map<string, Hold>();
+    for (const [f, v] of this.redis().hash(k) ?? []) {
+      if (MARKS.has(f)) continue;
+      const h = holdOf(v);
+      if (h.e > now) out.set(f, h);
+    }
+    return out;
+  }
+
+  /** Whether an attempt by `owner` in `mode` would be granted now (shared-acquire.ts), changing nothing. */
+  wouldGrant(k: string, owner: string | undefined, mode: SharedMode, permits: number): boolean {
+    const now = this.redis().nowMs();
+    const holds = this.live(k);
+    const mine = owner === undefined ? undefined : holds.get(owner);
+    if (mine && (mode !== "write" || mine.w > 0 || holds.size === 1)) return true;
+    if (mode === "permit") return holds.size < permits;
+    if (mode === "write") return holds.size === 0;
+    const writerWaits = Number(this.redis().hash(k)?.get("~writer-waits") ?? "0");
+    return [...holds.values()].every((h) => h.w === 0) && writerWaits <= now;
+  }
+}
