@@ -257,7 +257,8 @@ function newWaiter(q: Request): Waiter {
 
 /** Only a waiting acquire under its own owner name queues in the store (and adopts what it is handed). */
 function mayJoin(host: LoopHost, q: Request): boolean {
-  return host.backend.handsOver === true && !q.bypass && !q.once && q.waitMs > 0;
+  const { handsOver, queues } = host.backend;
+  return (handsOver === true || queues === true) && !q.bypass && !q.once && q.waitMs > 0;
 }
 
 function toGate(host: LoopHost, resource: string, cur: GateSlot): Gate {

@@ -26,7 +26,12 @@ export interface LockBackend {
    * the releasing process's `next` waiter) in the same operation: see redis/scripts/queue.ts.
    */
   readonly handsOver?: boolean;
-  /** Only when `handsOver`: a queued waiter gave up; `successor` takes its place (or the lock, if handed). */
+  /**
+   * True when the store keeps a queue of waiting processes without handing over (the semaphore's fair
+   * admission): waiting acquires `join` it and a waiter that gives up `leave`s it. Implied by `handsOver`.
+   */
+  readonly queues?: boolean;
+  /** Only when `handsOver` or `queues`: a queued waiter gave up; `successor` takes its place (or the lock, if handed). */
   leave?(
     resource: string,
     key: string,

@@ -30,10 +30,25 @@ export class RedisLocksCore extends LocksCore implements RedisLocks {
     const rwCfg = kind(READ_WRITE_PREFIX);
     const writerMarkMs = cfg.queueLeaseMs;
     this.semaphores = new Semaphores(semCfg, (permitsOf) =>
-      wrap(createSharedBackend(redis, { prefix: semCfg.prefix, mode: "permit", permitsOf, writerMarkMs })),
+      wrap(
+        createSharedBackend(redis, {
+          prefix: semCfg.prefix,
+          mode: "permit",
+          permitsOf,
+          writerMarkMs,
+          queueLeaseMs: cfg.queueLeaseMs,
+        }),
+      ),
     );
     this.readWrites = new ReadWriteLocks(rwCfg, (mode) =>
-      wrap(createSharedBackend(redis, { prefix: rwCfg.prefix, mode, writerMarkMs })),
+      wrap(
+        createSharedBackend(redis, {
+          prefix: rwCfg.prefix,
+          mode,
+          writerMarkMs,
+          queueLeaseMs: cfg.queueLeaseMs,
+        }),
+      ),
     );
   }
 

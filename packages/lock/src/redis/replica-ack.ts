@@ -44,9 +44,10 @@ export function withReplicaAck(
     },
     // Every grant must pass WAIT here, and a handoff grants inside the holder's release: waiters poll instead.
     handsOver: false,
-    async acquire(resource, key, owner, leaseMs, moreWaiters, reads) {
+    // `join` reaches only a store that queues without handing over (a semaphore); the mutex gets none here.
+    async acquire(resource, key, owner, leaseMs, moreWaiters, reads, join) {
       const closesBefore = closes;
-      const r = await backend.acquire(resource, key, owner, leaseMs, moreWaiters, reads);
+      const r = await backend.acquire(resource, key, owner, leaseMs, moreWaiters, reads, join);
       if (r[0] !== 1) return r;
       let acked = 0;
       let cause: unknown;

@@ -15,12 +15,16 @@ export interface SharedBackendOptions {
   permitsOf?: (key: string) => number;
   /** How long a refused writer's mark blocks new readers: one queue lease, re-set by each of its looks. */
   writerMarkMs: number;
+  /** How long a semaphore waiter's queue entry lives unrefreshed (retry.queueLeaseMs). */
+  queueLeaseMs: number;
 }
 
 /**
  * The store of the locks several owners may hold at once (semaphore permits, read and write holds of a
  * read-write lock), for the same core as the mutex: one script per attempt, release and renew batch
- * (scripts/shared-*.ts). No Redis-side queue: a release publishes and the waiting processes' heads look.
+ * (scripts/shared-*.ts). Semaphore waiters queue in Redis (one entry per process, fair admission, no
+ * handoff); read-write waiters do not (the writer mark is their fairness). A release publishes and the
+ * waiting processes' heads look.
  */
 export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions): LockBackend {
   const cmd = withScripts(redis);
@@ -30,20 +34,34 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
   const releaseMode = o.mode === "write" ? "write" : "read";
   const permitsOf = o.permitsOf ?? (() => 0);
   const send = (n: number, ...args: (string | number)[]) => cmd.lockyardSharedRenewMany(n, ...args);
+  const queues = o.mode === "permit";
   return {
     shared: true,
-    async acquire(resource, key, owner, leaseMs, moreWaiters) {
+    queues,
+    async acquire(resource, key, owner, leaseMs, moreWaiters, _reads, join) {
+      const n = namesOf(resource, key);
       const r = await cmd.lockyardSharedAcquire(
         key,
-        namesOf(resource, key).fence,
+        n.fence,
+        n.queue,
+        n.queueLeases,
+        n.channel,
         owner,
         leaseMs,
         moreWaiters ? "1" : "0",
         o.mode,
         permitsOf(key),
         o.writerMarkMs,
+        join && queues ? "1" : "0",
+        o.queueLeaseMs,
+        shardedFlag,
       );
       return r[0] === 1 ? [1, r[1], r[2]] : [0, r[1]];
+    },
+    async leave(resource, key, owner) {
+      const n = namesOf(resource, key);
+      await cmd.lockyardSharedLeave(n.queue, n.queueLeases, n.channel, owner, shardedFlag);
+      return [0];
     },
     async renew(key, owner, leaseMs) {
       const [ok] = await renewMany(send, [{ key, owner, leaseMs }], sharded);

@@ -9,6 +9,7 @@ import { releaseMany } from "./release-many.js";
 import { renew } from "./renew.js";
 import { renewMany } from "./renew-many.js";
 import { sharedAcquire } from "./shared-acquire.js";
+import { sharedLeave } from "./shared-leave.js";
 import { sharedRelease } from "./shared-release.js";
 import { sharedRenewMany } from "./shared-renew-many.js";
 
@@ -25,6 +26,7 @@ export const scripts = [
   fencedWrite,
   fencedRead,
   sharedAcquire,
+  sharedLeave,
   sharedRelease,
   sharedRenewMany,
 ] as const;
@@ -88,13 +90,20 @@ export interface ScriptCommands {
   lockyardSharedAcquire(
     lock: K,
     fence: K,
+    queue: K,
+    queueLeases: K,
+    channel: K,
     owner: string,
     leaseMs: number,
     more: string,
     mode: SharedMode,
     permits: number,
     writerMarkMs: number,
+    join: string,
+    queueLeaseMs: number,
+    sharded: string,
   ): Promise<[number, number, number]>;
+  lockyardSharedLeave(queue: K, queueLeases: K, channel: K, owner: string, sharded: string): Promise<number>;
   lockyardSharedRelease(
     lock: K,
     channel: K,

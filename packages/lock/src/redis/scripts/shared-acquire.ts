@@ -2,17 +2,22 @@ import { SHARED_BODY } from "./shared-body.js";
 
 /**
  * sharedAcquire: one attempt on a semaphore or a read-write lock (layout: shared-body.ts).
- * KEYS[1] lock hash; KEYS[2] fence counter
+ * KEYS[1] lock hash; KEYS[2] fence counter; KEYS[3] waiter queue; KEYS[4] entry leases; KEYS[5] release channel
  * ARGV[1] owner, ARGV[2] leaseMs, ARGV[3] "1" when more waiters queue behind the caller (its release must
  * publish), ARGV[4] mode: "permit" (semaphore), "read" or "write", ARGV[5] permits (mode permit),
- * ARGV[6] how long a refused writer's mark blocks new readers, ms
+ * ARGV[6] how long a refused writer's mark blocks new readers, ms, ARGV[7] join: "1" for a waiting
+ * semaphore acquire under its own owner name (refused, it joins the queue or refreshes its entry),
+ * ARGV[8] qleaseMs, ARGV[9] "1" to use SPUBLISH (Cluster)
  * Returns {1, count, token} granted or re-entered (count = the owner's holds, token = its grant's), or
- * {0, pttl, 0} refused (pttl = until the soonest hold or writer mark ends, at least 1).
+ * {0, pttl, 0} refused (pttl = until the soonest hold, writer mark or queue entry ahead ends, at least 1).
+ * A semaphore grant is fair across processes: a free permit is refused to a caller with at least as many
+ * live entries queued ahead of it as there are free permits; a grant that leaves permits free while entries
+ * still queue announces `1`, so the next process's head looks (nobody else would tell it).
  * Re-entry (same owner): always granted, and a writer may re-enter as reader; a reader may take the write
  * lock only while it is the sole holder. A fresh grant takes a token like the mutex (next_token).
  */
 export const SHARED_ACQUIRE_BODY = `${SHARED_BODY}
-local function shared_acquire(k, f, o, lease, more, mode, permits, writer_mark)
+local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, writer_mark, join, qlease, sharded)
   local now = now_ms()
   local s = holders(k, o, now)
   local ends = now + tonumber(lease)
@@ -30,8 +35,14 @@ local function shared_acquire(k, f, o, lease, more, mode, permits, writer_mark)
   if mode == 'permit' then free = s.n < tonumber(permits)
   elseif mode == 'read' then free = s.writers == 0 and s.writer_waits <= now
   else free = s.n == 0 end
+  local ahead, entry_ends = 0, nil
+  if free and mode == 'permit' then
+    ahead, entry_ends = queued_ahead(q, qt, o, now)
+    free = ahead < tonumber(permits) - s.n
+  end
   if not free then
     redis.call('hset', k, '~waiters', 1)
+    if join == '1' then keep_entry(q, qt, o, now, tonumber(qlease)) end
     local writer_waits = s.writer_waits
     if mode == 'write' then
       writer_waits = math.max(writer_waits, now + tonumber(writer_mark))
@@ -39,9 +50,14 @@ local function shared_acquire(k, f, o, lease, more, mode, permits, writer_mark)
     end
     keep_alive(k, s.latest, writer_waits, now)
     local next_end = s.soonest or writer_waits
+    if entry_ends and (next_end == 0 or entry_ends < next_end) then next_end = entry_ends end
     return {0, math.max(1, next_end - now), 0}
   end
   local token = next_token(f)
+  if mode == 'permit' and redis.call('exists', q) == 1 then
+    drop_entry(q, qt, o)
+    if s.n + 1 < tonumber(permits) and redis.call('llen', q) > 0 then announce(ch, sharded, '1') end
+  end
   local writer_waits = s.writer_waits
   if mode == 'write' then
     redis.call('hdel', k, '~writer-waits')
@@ -58,8 +74,9 @@ end
 
 export const sharedAcquire = {
   name: "lockyardSharedAcquire",
-  numberOfKeys: 2,
+  numberOfKeys: 5,
   lua: `${SHARED_ACQUIRE_BODY}
-return shared_acquire(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
+return shared_acquire(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5],
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9])
 `,
 } as const;

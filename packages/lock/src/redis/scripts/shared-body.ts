@@ -11,6 +11,9 @@ import { QUEUE_BODY } from "./queue.js";
  *                          lock's writer preference; its waiter re-sets it with each look, so a dead writer's
  *                          mark runs out within one queue lease)
  *   field ~permits         the semaphore's permit count as last acquired with (for dashboards)
+ * Semaphores also queue waiting processes fairly, in the mutex's queue keys (queue.ts: `q` LIST of owners,
+ * `qt` HASH owner → Redis ms its entry lives), without a handoff: a free permit goes to a fresh attempt only
+ * when fewer live entries queue ahead of it than there are free permits (queued_ahead).
  * Every holder has a lease of its own: a holder whose lease ended is dropped by whoever looks next, and the
  * key's TTL is the latest lease (or mark), so an abandoned lock disappears by itself.
  */
@@ -44,6 +47,23 @@ local function holders(k, o, now)
     end
   end
   return s
+end
+-- Live queue entries ahead of o (all of them when o has none), and the soonest end of their leases. Dead
+-- entries found on the way are dropped.
+local function queued_ahead(q, qt, o, now)
+  local ahead, soonest = 0, nil
+  for _, e in ipairs(redis.call('lrange', q, 0, -1)) do
+    if e == o then return ahead, soonest end
+    local ends = tonumber(redis.call('hget', qt, e) or '0')
+    if ends < now then
+      redis.call('lrem', q, 1, e)
+      redis.call('hdel', qt, e)
+    else
+      ahead = ahead + 1
+      if not soonest or ends < soonest then soonest = ends end
+    end
+  end
+  return ahead, soonest
 end
 -- The key lives as long as its latest lease or a live writer mark; with neither it goes.
 local function keep_alive(k, latest, writer_waits, now)

@@ -1,0 +1,80 @@
+// The semaphore's fair admission across processes: waiting processes queue in Redis (one entry each), and a
+// free permit goes to a fresh attempt only when fewer live entries queue ahead of it than permits are free.
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+
+let redis: Redis;
+beforeAll(() => {
+  redis = connect();
+});
+afterAll(() => {
+  redis.disconnect();
+});
+
+const queueOf = (name: string) => `lock:semaphore:queue:{${name}}`;
+const leasesOf = (name: string) => `lock:semaphore:queue-leases:{${name}}`;
+
+describe("semaphore queue", () => {
+  it("a released permit is not taken by a tryAcquire while another process's waiter queues for it", async () => {
+    const x = makeLocks(redis);
+    const y = makeLocks(redis, { retry: { maxMs: 5_000 } });
+    const name = uniq("fair");
+    const held = await x.locks.semaphore(name, 1).acquire();
+    const waiting = y.locks.semaphore(name, 1).acquire({ waitMs: 5_000 });
+    while ((await redis.llen(queueOf(name))) === 0) await sleep(5);
+    await held.release();
+    // Same tick as the release's answer: the queued waiter has not looked yet.
+    expect(await x.locks.semaphore(name, 1).tryAcquire()).toBeNull();
+    const h = await waiting;
+    expect(h.isHeld()).toBe(true);
+    expect(await redis.llen(queueOf(name))).toBe(0);
+    await h.release();
+    await Promise.all([x.locks.close(), y.locks.close()]);
+  });
+
+  it("a queued entry only holds back as many fresh attempts as there are entries ahead", async () => {
+    const { locks } = makeLocks(redis);
+    const name = uniq("room");
+    // Another process's live entry at the head, 2 permits free: one of them is still ours.
+    await redis.rpush(queueOf(name), "other:1");
+    await redis.hset(leasesOf(name), "other:1", Date.now() + 60_000);
+    const sem = locks.semaphore(name, 2);
+    const mine = await sem.tryAcquire();
+    expect(mine).not.toBeNull();
+    expect(await sem.tryAcquire()).toBeNull();
+    await mine!.release();
+    await redis.del(queueOf(name), leasesOf(name));
+    await locks.close();
+  });
+
+  it("a dead process's entry holds a free permit back for at most its queue lease", async () => {
+    const { locks } = makeLocks(redis, { retry: { maxMs: 50, jitterMs: 5 } });
+    const name = uniq("dead");
+    const [sec, usec] = await redis.time();
+    const server = Number(sec) * 1000 + Math.floor(Number(usec) / 1000);
+    // An entry nobody refreshes (its process is gone), living 400 ms more in Redis time.
+    await redis.rpush(queueOf(name), "gone:1");
+    await redis.hset(leasesOf(name), "gone:1", server + 400);
+    const started = performance.now();
+    const h = await locks.semaphore(name, 1).acquire({ waitMs: 3_000 });
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThan(200);
+    expect(waited).toBeLessThan(1_500);
+    expect(await redis.llen(queueOf(name))).toBe(0);
+    await h.release();
+    await locks.close();
+  });
+
+  it("a waiter that gives up leaves the queue at once", async () => {
+    const x = makeLocks(redis);
+    const y = makeLocks(redis);
+    const name = uniq("leave");
+    const held = await x.locks.semaphore(name, 1).acquire();
+    await expect(y.locks.semaphore(name, 1).acquire({ waitMs: 150 })).rejects.toThrow();
+    await sleep(20);
+    expect(await redis.llen(queueOf(name))).toBe(0);
+    await held.release();
+    await Promise.all([x.locks.close(), y.locks.close()]);
+  });
+});
