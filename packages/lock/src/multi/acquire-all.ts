@@ -13,8 +13,9 @@ export type TakeOne = (
 
 /**
  * All or none: takes the locks one by one in `ordered` order (multi/order.ts) within one wait budget; a
- * refusal, timeout or error releases what was taken (last first) before it is reported. `once` (tryAcquire)
- * answers null when any lock is held.
+ * refusal, timeout or error gives back what was taken (last first, in the background: a stalled store must
+ * not stretch the budget, as a late grant of a single acquire is released in the background too).
+ * `once` (tryAcquire) answers null when any lock is held.
  */
 export async function acquireAll(
   take: TakeOne,
@@ -31,18 +32,22 @@ export async function acquireAll(
   const held: LockHandle[] = [];
   try {
     for (const resource of ordered) {
-      // The budget left for the rest; 0 still makes one attempt (as acquire with waitMs 0 does).
-      const waitMs = Math.max(0, Math.floor(deadline - clock.now()));
+      // The budget left for the rest, at least 1 ms: waitMs 0 would mean one attempt with no deadline at all.
+      const waitMs = Math.max(1, Math.floor(deadline - clock.now()));
       const h = await take(resource, once ? opts : { ...opts, waitMs }, once);
       if (h === null) {
-        await releaseAll(held).catch(() => {});
+        giveBack(held);
         return null;
       }
       held.push(h);
     }
   } catch (err) {
-    await releaseAll(held).catch(() => {});
+    giveBack(held);
     throw err;
   }
   return new MultiHandle(held);
+}
+
+function giveBack(held: readonly LockHandle[]): void {
+  releaseAll(held).catch(() => {});
 }

@@ -175,4 +175,36 @@ describe("read-write lock", () => {
     expect(await lost).toBeInstanceOf(LockLostError);
     await locks.close();
   });
+
+  it("a downgrade wakes the readers: the writer's write hold goes while it keeps reading", async () => {
+    // Found by the simulation (seed 244 of --kinds). Fallback looks every 5 s: only a message is in time.
+    const a = makeLocks(redis, { retry: { maxMs: 5_000 } });
+    const b = makeLocks(redis, { retry: { maxMs: 5_000 } });
+    const name = uniq("down");
+    const r = await a.locks.readWrite(name).read.acquire();
+    const w = await a.locks.readWrite(name).write.acquire({ owner: r.owner, waitMs: 0 });
+    expect(w.count).toBe(2);
+    const waiting = b.locks.readWrite(name).read.acquire({ waitMs: 3_000 });
+    await sleep(100);
+    expect(await w.release()).toBe("decremented");
+    const h = await waiting;
+    await Promise.all([h.release(), r.release()]);
+    await Promise.all([a.locks.close(), b.locks.close()]);
+  });
+
+  it("a reader kept out only by a writer's mark looks again when the mark ends", async () => {
+    // Found by the simulation (seed 479 of --kinds): the reader slept until the holders' leases, not the mark.
+    const holder = makeLocks(redis);
+    const writer = makeLocks(redis, { retry: { queueLeaseMs: 300 } });
+    const reader = makeLocks(redis, { retry: { maxMs: 5_000 } });
+    const name = uniq("mark");
+    const r = await holder.locks.readWrite(name).read.acquire();
+    await expect(writer.locks.readWrite(name).write.acquire({ waitMs: 50 })).rejects.toBeInstanceOf(
+      LockTimeoutError,
+    );
+    // The mark lasts 300 ms; the reader's fallback would be 5 s (the holder's lease is 30 s).
+    const h = await reader.locks.readWrite(name).read.acquire({ waitMs: 2_000 });
+    await Promise.all([h.release(), r.release()]);
+    await Promise.all([holder.locks.close(), writer.locks.close(), reader.locks.close()]);
+  });
 });

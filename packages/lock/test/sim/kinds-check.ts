@@ -1,5 +1,6 @@
 import type { LockHandle } from "../../src/types.js";
 import { type Kind, type KindsState, keyOf, type MultiWait } from "./kinds-state.js";
+import { queueOf } from "./shared-model.js";
 
 /** A queued waiter of another process may go first (the mutex's fairness): see README, lost wake-up. */
 export const QUEUE_LEASE = 600;
@@ -80,7 +81,7 @@ function checkRedisAgrees(s: KindsState): void {
  * No lost wake-up: a waiter of a running process whose lock would be granted to it now gets it (or another
  * waiter does) within the bound the mutex uses (weather.ts wakeBoundOf): a free permit, a read hold with no
  * writer and no writer's mark, a write hold with no holder. A multi-resource acquire waits for one lock at a
- * time. The mutex allows one queue lease more while a live entry queues ahead (its fairness).
+ * time. The mutex and the semaphore allow one queue lease more while a live entry queues (their fairness).
  */
 function checkWakeUps(s: KindsState): void {
   const now = s.world.now;
@@ -115,7 +116,12 @@ function checkWakeUps(s: KindsState): void {
       const key = keyOf(w.kind, w.resource);
       const grantable = s.shared.wouldGrant(key, w.owner, w.kind, s.permits.get(w.resource) ?? 1);
       const what = `${w.kind} of ${w.resource}${w.owner ? ` for ${w.owner}` : ""}`;
-      late(w, grantable, s.wakeBound, what, () => (w.kind === "read" ? readerFreedBy(s, key) : undefined));
+      // As the mutex: one queue lease more while another process's live entry queues (fair admission).
+      const { q, qt } = queueOf(key);
+      const queued = w.kind === "permit" && s.redis().liveEntries(q, qt).length > 0;
+      late(w, grantable, s.wakeBound + (queued ? QUEUE_LEASE : 0), what, () =>
+        w.kind === "read" ? readerFreedBy(s, key) : undefined,
+      );
     }
   }
   for (const m of s.multis) {
@@ -127,10 +133,9 @@ function checkWakeUps(s: KindsState): void {
 }
 
 /**
- * Two ways a reader's lock frees up that no message announces (README: found by --kinds): the writer
- * released its write hold but kept a read (a downgrade: the release only decremented), or a refused
- * writer's mark ran out (the writer gave up or stopped) while the reader's timer was set by the soonest
- * hold's end, not the mark's.
+ * Two ways a reader's lock frees up that --kinds found announced by nothing (fixed since: a downgrade now
+ * publishes, and a reader kept out by a mark sleeps no longer than the mark): named in a failure, should
+ * either come back.
  */
 function readerFreedBy(s: KindsState, key: string): string | undefined {
   const now = s.redis().nowMs();

@@ -64,8 +64,8 @@ export class ModelRedis {
     return e;
   }
 
-  // hash, nowMs, hdel, hsetField, pexpire and nextToken are public for shared-model.ts, which models the
-  // shared-lock scripts with the same Redis commands.
+  // hash, list, nowMs, hdel, hsetField, pexpire, nextToken, keepEntry and dropEntry are public for
+  // shared-model.ts, which models the shared-lock scripts with the same Redis commands.
   hash(key: string): Map<string, string> | undefined {
     const e = this.get(key);
     if (!e) return undefined;
@@ -82,7 +82,7 @@ export class ModelRedis {
     return e.value.value;
   }
 
-  private list(key: string): string[] | undefined {
+  list(key: string): string[] | undefined {
     const e = this.get(key);
     if (!e) return undefined;
     if (e.value.kind !== "list")
@@ -108,7 +108,7 @@ export class ModelRedis {
     }
   }
 
-  private keepEntry(q: string, qt: string, o: string, now: number, qlease: number): void {
+  keepEntry(q: string, qt: string, o: string, now: number, qlease: number): void {
     const items = this.list(q);
     if (!items?.includes(o)) this.rpush(q, o);
     this.hsetField(qt, o, String(now + qlease));
@@ -116,7 +116,7 @@ export class ModelRedis {
     this.raiseTtl(qt, qlease);
   }
 
-  private dropEntry(q: string, qt: string, o: string): void {
+  dropEntry(q: string, qt: string, o: string): void {
     const items = this.list(q);
     if (items) {
       const i = items.indexOf(o);

@@ -32,19 +32,28 @@ export class SimSharedClient {
   defineCommand(): void {}
 
   lockyardSharedAcquire(...a: (string | number)[]): Promise<[number, number, number]> {
-    const [lock, fence, owner, lease, more, mode, permits, mark] = a.map(String) as string[];
+    const [lock, fence, q, qt, ch, owner, lease, more, mode, permits, mark, join, qlease] = a.map(
+      String,
+    ) as string[];
     const run = () =>
       this.model.acquire(
         lock!,
         fence!,
+        { q: q!, qt: qt!, ch: ch!, qlease: Number(qlease) },
         owner!,
         Number(lease),
         more === "1",
         mode as SharedMode,
         Number(permits),
         Number(mark),
+        join === "1",
       );
     return this.call(run, `${mode} acquire ${lock} ${owner}`);
+  }
+
+  lockyardSharedLeave(...a: (string | number)[]): Promise<number> {
+    const [q, qt, ch, owner] = a.map(String) as string[];
+    return this.call(() => this.model.leave(q!, qt!, ch!, owner!), `semaphore leave ${q} ${owner}`);
   }
 
   lockyardSharedRelease(...a: (string | number)[]): Promise<[number, number]> {

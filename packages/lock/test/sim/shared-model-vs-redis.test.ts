@@ -45,7 +45,14 @@ interface Keys {
   lock: string;
   fence: string;
   channel: string;
+  /** The semaphore's waiter queue and its entries' leases (shared-acquire.ts KEYS[3], KEYS[4]). */
+  q: string;
+  qt: string;
 }
+/** How long a queue entry lives unrefreshed: short, so entries also run out within a sequence. */
+const QLEASES = [30, 150, 60_000];
+/** Keys per resource in allKeys(): lock, fence, queue, entry leases. */
+const PER = 4;
 
 class SharedSequence extends DiffSequence {
   readonly shared = new SharedModel(() => this.model);
@@ -58,21 +65,29 @@ class SharedSequence extends DiffSequence {
       lock: `${pfx}lock:{${r}}`,
       fence: `${pfx}fence:{${r}}`,
       channel: `${pfx}ch:{${r}}`,
+      q: `${pfx}q:{${r}}`,
+      qt: `${pfx}qt:{${r}}`,
     }));
   }
 
   allKeys(): string[] {
-    return this.res.flatMap((k) => [k.lock, k.fence]);
+    return this.res.flatMap((k) => [k.lock, k.fence, k.q, k.qt]);
   }
 
   /** Key TTLs, and the lease ends and writer marks inside the hashes: the scripts compare them to now. */
   override expiries(): number[] {
-    const inside = this.res.flatMap(({ lock }) => {
+    const inside = this.res.flatMap(({ lock, qt }) => {
       const m = this.model.snapshot(lock);
-      if (m.type !== "hash") return [];
-      return Object.entries(m.value as Record<string, string>).flatMap(([f, v]) =>
-        f === "~writer-waits" ? [Number(v)] : f.startsWith("~") ? [] : [holdOf(v).e],
-      );
+      const entries = this.model.snapshot(qt);
+      const ends =
+        entries.type === "hash" ? Object.values(entries.value as Record<string, string>).map(Number) : [];
+      if (m.type !== "hash") return ends;
+      return [
+        ...ends,
+        ...Object.entries(m.value as Record<string, string>).flatMap(([f, v]) =>
+          f === "~writer-waits" ? [Number(v)] : f.startsWith("~") ? [] : [holdOf(v).e],
+        ),
+      ];
     });
     return [...super.expiries(), ...inside];
   }
@@ -102,7 +117,8 @@ class SharedSequence extends DiffSequence {
     const state = await this.snapshot(keys);
     if (!state) return;
     keys.forEach((key, j) => {
-      const i = Math.floor(j / 2);
+      const i = Math.floor(j / PER);
+      const role = j % PER;
       const { type, pttl, value } = state[j]!;
       const m = this.model.snapshot(key);
       // Expiring right now: either side may be right; the next operation waits past it.
@@ -117,12 +133,21 @@ class SharedSequence extends DiffSequence {
       if (type === "string" && this.translate(i, m.value as string) !== value) differ("value");
       if (
         type === "hash" &&
-        j % 2 === 1 &&
+        role === 1 &&
         JSON.stringify(sortKeys(value)) !== JSON.stringify(sortKeys(m.value))
       )
         differ("value");
-      if (type === "hash" && j % 2 === 0)
+      if (type === "hash" && role === 0)
         this.compareHash(i, value as Record<string, string>, m.value as Record<string, string>, differ);
+      if (type === "list" && JSON.stringify(value) !== JSON.stringify(m.value)) differ("entries");
+      if (type === "hash" && role === 3) {
+        const [real, mine] = [value as Record<string, string>, m.value as Record<string, string>];
+        const same =
+          JSON.stringify(Object.keys(sortKeys(real) as object)) ===
+            JSON.stringify(Object.keys(sortKeys(mine) as object)) &&
+          Object.entries(real).every(([o, v]) => Math.abs(Number(v) - Number(mine[o])) <= TTL_SLACK);
+        if (!same) differ("entry leases");
+      }
       const ttlOk = pttl < 0 || m.pttl < 0 ? pttl === m.pttl : Math.abs(pttl - m.pttl) <= TTL_SLACK;
       if (!ttlOk) this.fail(`${label}: ${key} PTTL ${pttl} in Redis, ${m.pttl} in the model`);
     });
@@ -209,24 +234,54 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
       const i = rng.int(0, 1);
       const k = s.res[i]!;
       if (roll < 40) {
-        const [o, l, more, mode, permits, mark] = [
+        const [o, l, more, mode, permits, mark, join, qlease] = [
           owner(),
           lease(),
           rng.chance(0.3) ? "1" : "0",
           modeFor(i),
           rng.int(1, 3),
           rng.pick(MARKS),
+          rng.chance(0.5) ? "1" : "0",
+          rng.pick(QLEASES),
         ];
-        const label = `acquire ${i} ${o} ${mode} lease ${l} more ${more} permits ${permits} mark ${mark}`;
+        const label = `acquire ${i} ${o} ${mode} lease ${l} more ${more} permits ${permits} mark ${mark} join ${join} qlease ${qlease}`;
+        const queue = { q: k.q, qt: k.qt, ch: k.channel, qlease };
         const prior = priorHold(s, k, o);
         // The simulation's lost wake-up check asks wouldGrant; it must foretell the script's answer.
         let foretold: boolean | undefined;
         const got = await s.op(
           label,
-          (m) => cmd(m).lockyardSharedAcquire!(k.lock, k.fence, o, l, more, mode, permits, mark),
+          (m) =>
+            cmd(m).lockyardSharedAcquire!(
+              k.lock,
+              k.fence,
+              k.q,
+              k.qt,
+              k.channel,
+              o,
+              l,
+              more,
+              mode,
+              permits,
+              mark,
+              join,
+              qlease,
+              "0",
+            ),
           () => {
-            foretold = shared.wouldGrant(k.lock, o, mode, permits);
-            return shared.acquire(k.lock, k.fence, o, l, more === "1", mode, permits, mark);
+            foretold = shared.wouldGrant(k.lock, o, mode, permits, { q: k.q, qt: k.qt });
+            return shared.acquire(
+              k.lock,
+              k.fence,
+              queue,
+              o,
+              l,
+              more === "1",
+              mode,
+              permits,
+              mark,
+              join === "1",
+            );
           },
         );
         if (!got) break;
@@ -297,6 +352,18 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
           s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
         stats.renewed += (r.value as number[]).filter((v) => v === 1).length;
+      } else if (roll < 84) {
+        const o = owner();
+        const label = `leave ${i} ${o}`;
+        const got = await s.op(
+          label,
+          (m) => cmd(m).lockyardSharedLeave!(k.q, k.qt, k.channel, o, "0"),
+          () => shared.leave(k.q, k.qt, k.channel, o),
+        );
+        if (!got) break;
+        const [r, mr] = got;
+        if (s.bothOk(label, r, mr) && JSON.stringify(r.value) !== JSON.stringify(mr.value))
+          s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
       } else if (roll < 88) {
         // Real time passes: short leases and marks run out.
         await sleep(rng.int(1, 30));

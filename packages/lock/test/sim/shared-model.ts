@@ -1,3 +1,4 @@
+import { queueKeyOf, queueLeasesKeyOf } from "../../src/resource.js";
 import type { ModelRedis } from "./model.js";
 
 /**
@@ -7,6 +8,20 @@ import type { ModelRedis } from "./model.js";
  * shared-model-vs-redis.test.ts holds it to redis-server running the real scripts.
  */
 export type SharedMode = "permit" | "read" | "write";
+
+/** A semaphore's queue keys and release channel (shared-acquire.ts KEYS[3..5]), and its entries' lease. */
+export interface SharedQueue {
+  q: string;
+  qt: string;
+  ch: string;
+  qlease: number;
+}
+
+/** The queue keys of the lock hash `k` (resource.ts queueKeyOf / queueLeasesKeyOf). */
+export const queueOf = (k: string): { q: string; qt: string } => ({
+  q: queueKeyOf(k),
+  qt: queueLeasesKeyOf(k),
+});
 
 /** One holder's field `reads|writes|expiresAt|token` (shared-body.ts); `e` is Redis time in ms. */
 export interface Hold {
@@ -86,13 +101,16 @@ export class SharedModel {
   acquire(
     k: string,
     f: string,
+    queue: SharedQueue,
     o: string,
     lease: number,
     more: boolean,
     mode: SharedMode,
     permits: number,
     writerMark: number,
+    join: boolean,
   ): [number, number, number] {
+    const { q, qt, ch, qlease } = queue;
     const m = this.redis();
     const now = m.nowMs();
     const s = this.holders(k, o, now);
@@ -108,24 +126,37 @@ export class SharedModel {
       this.keepAlive(k, Math.max(s.latest, h.e), s.writerWaits, now);
       return [1, h.r + h.w, h.t];
     }
-    const free =
+    let free =
       mode === "permit"
         ? s.n < permits
         : mode === "read"
           ? s.writers === 0 && s.writerWaits <= now
           : s.n === 0;
+    let entryEnds: number | undefined;
+    if (free && mode === "permit") {
+      const [ahead, soonest] = this.queuedAhead(q, qt, o, now);
+      entryEnds = soonest;
+      free = ahead < permits - s.n;
+    }
     if (!free) {
       m.hsetField(k, "~waiters", "1");
+      if (join) m.keepEntry(q, qt, o, now, qlease);
       let writerWaits = s.writerWaits;
       if (mode === "write") {
         writerWaits = Math.max(writerWaits, now + writerMark);
         m.hsetField(k, "~writer-waits", String(writerWaits));
       }
       this.keepAlive(k, s.latest, writerWaits, now);
-      const nextEnd = s.soonest ?? writerWaits;
+      let nextEnd = s.soonest ?? writerWaits;
+      if (entryEnds !== undefined && (nextEnd === 0 || entryEnds < nextEnd)) nextEnd = entryEnds;
+      if (mode === "read" && s.writers === 0) nextEnd = writerWaits;
       return [0, Math.max(1, nextEnd - now), 0];
     }
     const token = m.nextToken(f);
+    if (mode === "permit" && m.list(q) !== undefined) {
+      m.dropEntry(q, qt, o);
+      if (s.n + 1 < permits && (m.list(q)?.length ?? 0) > 0) m.published.push([ch, "1"]);
+    }
     let writerWaits = s.writerWaits;
     if (mode === "write") {
       m.hdel(k, "~writer-waits");
@@ -155,7 +186,13 @@ export class SharedModel {
     }
     if (h.r + h.w > 0) {
       m.hsetField(k, o, holdValue(h));
-      if (mode === "write" && h.w === 0) this.downgrades.set(k, now);
+      if (mode === "write" && h.w === 0) {
+        this.downgrades.set(k, now);
+        if (m.hash(k)?.has("~waiters")) {
+          m.hdel(k, "~waiters");
+          m.published.push([ch, "1"]);
+        }
+      }
       return [1, h.r + h.w];
     }
     m.hdel(k, o);
@@ -166,6 +203,33 @@ export class SharedModel {
     }
     this.keepAlive(k, s.latest, s.writerWaits, now);
     return [2, 0];
+  }
+
+  /** shared-leave.ts: 1 when the owner had an entry (then `1` is announced if entries remain), else 0. */
+  leave(q: string, qt: string, ch: string, o: string): number {
+    const m = this.redis();
+    const items = m.list(q);
+    const had = items?.includes(o) ? 1 : 0;
+    m.dropEntry(q, qt, o);
+    if (had > 0 && (m.list(q)?.length ?? 0) > 0) m.published.push([ch, "1"]);
+    return had;
+  }
+
+  /** shared-body.ts queued_ahead: live entries ahead of o (all when o has none), soonest end; drops dead ones. */
+  private queuedAhead(q: string, qt: string, o: string, now: number): [number, number | undefined] {
+    const m = this.redis();
+    let ahead = 0;
+    let soonest: number | undefined;
+    for (const e of [...(m.list(q) ?? [])]) {
+      if (e === o) return [ahead, soonest];
+      const ends = Number(m.hash(qt)?.get(e) ?? "0");
+      if (ends < now) m.dropEntry(q, qt, e);
+      else {
+        ahead++;
+        if (soonest === undefined || ends < soonest) soonest = ends;
+      }
+    }
+    return [ahead, soonest];
   }
 
   /**
@@ -202,13 +266,33 @@ export class SharedModel {
     return out;
   }
 
+  /** Live queue entries ahead of `owner`'s entry (all of them when it has none) in the semaphore `k`'s queue. */
+  liveAhead(k: string, owner: string | undefined, queue = queueOf(k)): number {
+    const { q, qt } = queue;
+    const m = this.redis();
+    const now = m.nowMs();
+    let ahead = 0;
+    // As queued_ahead: the walk stops at the owner's own entry, live or not.
+    for (const e of m.list(q) ?? []) {
+      if (e === owner) break;
+      if (Number(m.hash(qt)?.get(e) ?? "0") >= now) ahead++;
+    }
+    return ahead;
+  }
+
   /** Whether an attempt by `owner` in `mode` would be granted now (shared-acquire.ts), changing nothing. */
-  wouldGrant(k: string, owner: string | undefined, mode: SharedMode, permits: number): boolean {
+  wouldGrant(
+    k: string,
+    owner: string | undefined,
+    mode: SharedMode,
+    permits: number,
+    queue?: { q: string; qt: string },
+  ): boolean {
     const now = this.redis().nowMs();
     const holds = this.live(k);
     const mine = owner === undefined ? undefined : holds.get(owner);
     if (mine && (mode !== "write" || mine.w > 0 || holds.size === 1)) return true;
-    if (mode === "permit") return holds.size < permits;
+    if (mode === "permit") return holds.size + this.liveAhead(k, owner, queue) < permits;
     if (mode === "write") return holds.size === 0;
     const writerWaits = Number(this.redis().hash(k)?.get("~writer-waits") ?? "0");
     return [...holds.values()].every((h) => h.w === 0) && writerWaits <= now;

@@ -23,13 +23,6 @@ const KINDS = process.env.SIM_KINDS === "1";
 /** `npm test`'s share of --kinds seeds (about 15 s on an idle 2-core machine). */
 const KINDS_SEEDS = 200;
 const KINDS_KEY_LOSS_SEEDS = 60;
-/**
- * Violations of the bugs --kinds found, reported and not fixed yet (README): a downgrade and a writer's mark
- * running out announce nothing to refused readers; a failed multi-resource acquire reports only after the
- * release of what it took. Use `--ignore` with this to run past them.
- */
-const KINDS_REPORTED =
-  /lost wake-up after (a downgrade|a writer's mark ran out)|reported only after releasing what it took/;
 /** Appends a progress line every 1000 seeds (long runs). */
 const PROGRESS = process.env.SIM_PROGRESS_FILE;
 
@@ -127,24 +120,19 @@ describe("deterministic simulation of the lock", () => {
     600_000,
   );
 
-  // Semaphores, read-write locks and multi-resource acquires (kinds-run.ts). The violations of the bugs --kinds
-  // found and README reports (not fixed yet) are counted here, not failed: they end their seed's run.
+  // Semaphores, read-write locks and multi-resource acquires (kinds-run.ts).
   it.skipIf(process.env.SIM_SEED !== undefined || process.env.SIM_SEEDS !== undefined)(
     `keeps every invariant of semaphores, read-write locks and multi-resource acquires over ${KINDS_SEEDS} seeds, ${KINDS_KEY_LOSS_SEEDS} with --key-loss (--kinds)`,
     async () => {
-      let known = 0;
       for (const [keyLoss, seeds, flags] of [
         [false, KINDS_SEEDS, "--kinds"],
         [true, KINDS_KEY_LOSS_SEEDS, "--kinds --key-loss"],
       ] as const) {
         for (let seed = 1; seed <= seeds; seed++) {
           const r = await runKindsSeed(seed, { keyLoss });
-          if (!r.ok && KINDS_REPORTED.test(r.violation!)) known++;
-          else if (!r.ok)
-            expect.fail(`${flags} ${report(r).replace(replay(seed), `${replay(seed)} ${flags}`)}`);
+          if (!r.ok) expect.fail(`${flags} ${report(r).replace(replay(seed), `${replay(seed)} ${flags}`)}`);
         }
       }
-      console.log(`sim --kinds: ${known} seed(s) ended by a reported bug (README)`);
     },
     600_000,
   );

@@ -50,6 +50,8 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
     end
     keep_alive(k, s.latest, writer_waits, now)
     local next_end = s.soonest or writer_waits
+    -- A reader kept out only by a writer's mark may come in when the mark ends (its writer may be gone).
+    if mode == 'read' and s.writers == 0 then next_end = writer_waits end
     if entry_ends and (next_end == 0 or entry_ends < next_end) then next_end = entry_ends end
     return {0, math.max(1, next_end - now), 0}
   end

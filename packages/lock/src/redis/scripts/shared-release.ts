@@ -6,8 +6,9 @@ import { SHARED_BODY } from "./shared-body.js";
  * ARGV[1] owner, ARGV[2] mode: "read" (also a semaphore permit) or "write", ARGV[3] the token the hold was
  * granted with ("" when unknown), ARGV[4] "1" to use SPUBLISH (Cluster)
  * Returns {0, 0} not-owner (no such live hold of that mode, or the owner's hold is a newer grant than the
- * token); {1, left} decremented (the owner still holds `left`); {2, 0} released: the owner's last hold went,
- * and the channel is published to (message `1`) when a refused attempt marked `~waiters`.
+ * token); {1, left} decremented (the owner still holds `left`); {2, 0} released: the owner's last hold went.
+ * The channel is published to (message `1`) when a refused attempt marked `~waiters` and the release let
+ * someone in: the owner's last hold went, or its last write hold went while it keeps reads (a downgrade).
  * Unlike the mutex, the token is checked against the hold's own: several owners take tokens at once.
  */
 export const sharedRelease = {
@@ -29,6 +30,11 @@ else
 end
 if h.r + h.w > 0 then
   redis.call('hset', k, o, holder_value(h))
+  -- A downgrade (the owner's last write hold goes, its reads stay) lets readers in: wake them.
+  if mode == 'write' and h.w == 0 and redis.call('hexists', k, '~waiters') == 1 then
+    redis.call('hdel', k, '~waiters')
+    announce(ch, sharded, '1')
+  end
   return {1, h.r + h.w}
 end
 redis.call('hdel', k, o)
