@@ -41,7 +41,10 @@ const badResources: unknown[] = [
   null,
   42,
   {},
-  ["a"],
+  // An array is several resources at once (multi/order.ts): each name must be valid.
+  ["a", 7],
+  ["a", ""],
+  [["a"]],
 ];
 
 describe("bad input gets typed errors with no Redis call", () => {
