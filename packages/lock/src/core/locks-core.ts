@@ -116,17 +116,9 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (typeof fn !== "function") throw new InvalidOptionError("fn", fn, "a function");
     const h = (await this.take(resource, opts, false))!;
     const outcome = await settle(() => this.scope.run(resource, h, () => fn(h)));
-    // The timer may not have fired yet: a passed deadline is a loss all the same.
-    if (h.state === "held" && this.clock.now() >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
+    loseIfPastDeadline([h], this.clock.now());
     const release = h.released || this.closed ? undefined : await settle(() => h.release());
-    const lost = h.lostError;
-    if (lost) {
-      if (outcome.ok || outcome.error === lost) throw lost;
-      throw new LockLostError(lost.resource, lost.owner, lost.reason, { cause: outcome.error });
-    }
-    if (!outcome.ok) throw outcome.error;
-    if (release && !release.ok) throw release.error;
-    return outcome.value;
+    return scopeResult(outcome, release, h.lostError);
   }
 
   /** withLock over several resources: each is in scope for fn (re-entered by nested calls), all released after. */
@@ -142,19 +134,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       () => fn(m),
     );
     const outcome = await settle(run);
-    const now = this.clock.now();
-    for (const h of m.handles as Handle[]) {
-      if (h.state === "held" && now >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
-    }
+    const handles = m.handles as Handle[];
+    loseIfPastDeadline(handles, this.clock.now());
     const release = this.closed ? undefined : await settle(() => m.release());
-    const lost = (m.handles as Handle[]).find((h) => h.lostError)?.lostError;
-    if (lost) {
-      if (outcome.ok || outcome.error === lost) throw lost;
-      throw new LockLostError(lost.resource, lost.owner, lost.reason, { cause: outcome.error });
-    }
-    if (!outcome.ok) throw outcome.error;
-    if (release && !release.ok) throw release.error;
-    return outcome.value;
+    return scopeResult(outcome, release, handles.find((h) => h.lostError)?.lostError);
   }
 
   private takeAll(
@@ -403,6 +386,30 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 const HANDED_TO = "h:";
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** The watchdog's timer may not have fired yet: a passed deadline is a loss all the same. */
+function loseIfPastDeadline(handles: readonly Handle[], now: number): void {
+  for (const h of handles)
+    if (h.state === "held" && now >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
+}
+
+/**
+ * What withLock answers: a loss wins (with fn's own error as its cause), then fn's error, then the release's;
+ * else fn's value.
+ */
+function scopeResult<T>(
+  outcome: Settled<T>,
+  release: Settled<unknown> | undefined,
+  lost: LockLostError | undefined,
+): T {
+  if (lost) {
+    if (outcome.ok || outcome.error === lost) throw lost;
+    throw new LockLostError(lost.resource, lost.owner, lost.reason, { cause: outcome.error });
+  }
+  if (!outcome.ok) throw outcome.error;
+  if (release && !release.ok) throw release.error;
+  return outcome.value;
+}
 
 async function settle<T>(fn: () => Promise<T> | T): Promise<Settled<T>> {
   try {

@@ -1,47 +1,23 @@
 // Issue 13: the Redis-side queue and handoff across real processes (child_process.fork, one connection each).
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queueKeyOf } from "../../src/resource.js";
+import { workers } from "../fork-worker.js";
 import { connect, type Hold, makeLocks, uniq } from "../helpers.js";
 
 const WORKER = fileURLToPath(new URL("./worker.mjs", import.meta.url));
 type Message = { op: string; holds?: (Hold & { token: number; inside: number; seq: number })[] };
 
 let redis: Redis;
-const children: ChildProcess[] = [];
+const { spawn, killAll } = workers<Message>(WORKER);
 beforeAll(() => {
   redis = connect();
 });
 afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
+  killAll();
   redis.disconnect();
 });
-
-function spawn(): { child: ChildProcess; next: (op: string) => Promise<Message> } {
-  const child = fork(WORKER, [], {
-    env: { ...process.env, REDIS_URL: inject("redisUrl") },
-    stdio: "inherit",
-  });
-  children.push(child);
-  const inbox: Message[] = [];
-  const waiting: ((m: Message) => void)[] = [];
-  child.on("message", (m: Message) => {
-    const w = waiting.shift();
-    if (w) w(m);
-    else inbox.push(m);
-  });
-  const next = (op: string) =>
-    new Promise<Message>((resolve, reject) => {
-      const take = (m: Message) =>
-        m.op === op ? resolve(m) : reject(new Error(`expected ${op}, got ${m.op}`));
-      const m = inbox.shift();
-      if (m) take(m);
-      else waiting.push(take);
-    });
-  return { child, next };
-}
 
 describe("handoff across processes", () => {
   it("4 processes, 3 callers each: never two holds at once as Redis sees it, tokens rise in Redis's order", async () => {

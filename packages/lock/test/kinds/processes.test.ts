@@ -1,49 +1,22 @@
 // Semaphores and read-write locks across real processes (child_process.fork, one connection each).
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workers } from "../fork-worker.js";
 import { connect, makeLocks, uniq } from "../helpers.js";
 
 const WORKER = fileURLToPath(new URL("./worker.mjs", import.meta.url));
 type Message = { op: string; bad?: number; holds?: number };
 
 let redis: Redis;
-const children: ChildProcess[] = [];
+const { spawn, killAll } = workers<Message>(WORKER);
 beforeAll(() => {
   redis = connect();
 });
 afterAll(() => {
-  for (const c of children) c.kill("SIGKILL");
+  killAll();
   redis.disconnect();
 });
-
-function spawn(env: Record<string, string> = {}): {
-  child: ChildProcess;
-  next: (op: string) => Promise<Message>;
-} {
-  const child = fork(WORKER, [], {
-    env: { ...process.env, REDIS_URL: inject("redisUrl"), ...env },
-    stdio: "inherit",
-  });
-  children.push(child);
-  const inbox: Message[] = [];
-  const waiting: ((m: Message) => void)[] = [];
-  child.on("message", (m: Message) => {
-    const w = waiting.shift();
-    if (w) w(m);
-    else inbox.push(m);
-  });
-  const next = (op: string) =>
-    new Promise<Message>((resolve, reject) => {
-      const take = (m: Message) =>
-        m.op === op ? resolve(m) : reject(new Error(`expected ${op}, got ${m.op}`));
-      const m = inbox.shift();
-      if (m) take(m);
-      else waiting.push(take);
-    });
-  return { child, next };
-}
 
 async function contend(kinds: string[], extra: Record<string, unknown> = {}) {
   const resource = uniq("xproc");
