@@ -1,8 +1,13 @@
 import type { LostReason } from "./errors.js";
 import type { ReleaseResult } from "./types.js";
 
+/** Which kind of lock an event is about: absent for the mutex (and every lock of Redlock and PostgreSQL). */
+export type LockKind = "semaphore" | "read" | "write";
+
 interface Base {
   resource: string;
+  /** Set on the events of semaphores ("semaphore") and of read-write locks' sides ("read", "write"). */
+  kind?: LockKind;
 }
 
 export type LockEvent =

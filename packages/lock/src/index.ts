@@ -12,7 +12,7 @@ export {
   type LostReason,
   QuorumError,
 } from "./errors.js";
-export type { LockEvent, LockEventType } from "./events.js";
+export type { LockEvent, LockEventType, LockKind } from "./events.js";
 export { isConnectionError as isRedisUnavailable } from "./redis/connection-error.js";
 export { createLocks, type LocksOptions } from "./redis/create-locks.js";
 export {

@@ -2,6 +2,7 @@ import type { Config } from "../config.js";
 import type { LockBackend } from "../core/backend.js";
 import { LocksCore } from "../core/locks-core.js";
 import { LocksClosedError } from "../errors.js";
+import type { LockEvent, LockKind } from "../events.js";
 import { ReadWriteLocks } from "../rwlock/read-write.js";
 import { Semaphores } from "../semaphore/semaphore.js";
 import type { ReadWriteLock, RedisLocks, Semaphore } from "../types.js";
@@ -25,9 +26,17 @@ export class RedisLocksCore extends LocksCore implements RedisLocks {
     wrap: (b: LockBackend) => LockBackend,
   ) {
     super(backend, cfg);
-    const kind = (suffix: string): Config => ({ ...cfg, prefix: `${cfg.prefix}${suffix}` });
-    const semCfg = kind(SEMAPHORE_PREFIX);
-    const rwCfg = kind(READ_WRITE_PREFIX);
+    // Each kind's events carry its name, so one onEvent can tell a semaphore's "acquired" from a mutex's.
+    const kind = (suffix: string, k: LockKind): Config => {
+      const emit = cfg.emit;
+      return {
+        ...cfg,
+        prefix: `${cfg.prefix}${suffix}`,
+        emit: emit && ((e: LockEvent) => emit({ ...e, kind: k })),
+      };
+    };
+    const semCfg = kind(SEMAPHORE_PREFIX, "semaphore");
+    const rwCfg = (mode: "read" | "write") => kind(READ_WRITE_PREFIX, mode);
     const writerMarkMs = cfg.queueLeaseMs;
     this.semaphores = new Semaphores(semCfg, (permitsOf) =>
       wrap(
@@ -43,7 +52,7 @@ export class RedisLocksCore extends LocksCore implements RedisLocks {
     this.readWrites = new ReadWriteLocks(rwCfg, (mode) =>
       wrap(
         createSharedBackend(redis, {
-          prefix: rwCfg.prefix,
+          prefix: rwCfg(mode).prefix,
           mode,
           writerMarkMs,
           queueLeaseMs: cfg.queueLeaseMs,

@@ -15,7 +15,7 @@ export class ReadWriteLocks {
   private sides: { read: LocksCore; write: LocksCore } | undefined;
 
   constructor(
-    private readonly cfg: Config,
+    private readonly cfgFor: (mode: Extract<SharedMode, "read" | "write">) => Config,
     private readonly backendFor: (mode: Extract<SharedMode, "read" | "write">) => LockBackend,
   ) {}
 
@@ -24,8 +24,8 @@ export class ReadWriteLocks {
     if (!this.sides) {
       const scope = new Scope();
       this.sides = {
-        read: new LocksCore(this.backendFor("read"), this.cfg, scope),
-        write: new LocksCore(this.backendFor("write"), this.cfg, scope),
+        read: new LocksCore(this.backendFor("read"), this.cfgFor("read"), scope),
+        write: new LocksCore(this.backendFor("write"), this.cfgFor("write"), scope),
       };
     }
     return { resource, read: boundTo(this.sides.read, resource), write: boundTo(this.sides.write, resource) };

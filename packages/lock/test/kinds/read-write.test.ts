@@ -207,4 +207,18 @@ describe("read-write lock", () => {
     await Promise.all([h.release(), r.release()]);
     await Promise.all([holder.locks.close(), writer.locks.close(), reader.locks.close()]);
   });
+
+  it("its events carry the side: kind read or write", async () => {
+    const { locks, events } = makeLocks(redis);
+    const name = uniq("events");
+    const rw = locks.readWrite(name);
+    await rw.write.withLock(() => rw.read.withLock(() => {}));
+    expect(events.filter((e) => e.resource === name).map((e) => [e.type, e.kind])).toEqual([
+      ["acquired", "write"],
+      ["acquired", "read"],
+      ["released", "read"],
+      ["released", "write"],
+    ]);
+    await locks.close();
+  });
 });

@@ -132,4 +132,19 @@ describe("semaphore", () => {
     }
     await locks.close();
   });
+
+  it("its events carry kind: semaphore (a mutex's carry none), so one onEvent tells them apart", async () => {
+    const { locks, events } = makeLocks(redis);
+    const name = uniq("events");
+    await locks.semaphore(name, 2).withLock(() => {});
+    await locks.withLock(name, () => {});
+    const mine = events.filter((e) => e.resource === name);
+    expect(mine.map((e) => [e.type, e.kind])).toEqual([
+      ["acquired", "semaphore"],
+      ["released", "semaphore"],
+      ["acquired", undefined],
+      ["released", undefined],
+    ]);
+    await locks.close();
+  });
 });
