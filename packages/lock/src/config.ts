@@ -15,8 +15,9 @@ export interface Config {
   jitterMs: number;
   /** See RetryOptions.queueLeaseMs: a queued waiter looks again at least every third of it. */
   queueLeaseMs: number;
-  /** See CommonLocksOptions.localStreak. */
+  /** See CommonLocksOptions.localStreak and localStreakMs. */
   localStreak: number;
+  localStreakMs: number;
   instanceId: string;
   emit: ((e: LockEvent) => void) | undefined;
   /** Time and timers: real unless the deterministic simulation passes its own. */
@@ -54,6 +55,7 @@ export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntim
     jitterMs,
     queueLeaseMs: checkMs("retry.queueLeaseMs", retry.queueLeaseMs ?? 3 * (retryMaxMs + jitterMs), 3),
     localStreak: checkCount("localStreak", o.localStreak ?? 4, 0),
+    localStreakMs: checkMs("localStreakMs", o.localStreakMs ?? 20, 0),
     instanceId: checkString(
       "instanceId",
       o.instanceId ?? defaultInstanceId(),

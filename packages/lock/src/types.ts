@@ -149,10 +149,18 @@ export interface CommonLocksOptions {
   retry?: RetryOptions;
   /**
    * How many times in a row a release may hand the lock to a waiter of the same process while waiters of
-   * other processes queue for it (a handoff within a process costs no message and no wake-up). 0: strict
-   * arrival order across processes. Default 8. Only on Redis stores (Redlock and PostgreSQL do not queue).
+   * other processes queue for it (a handoff within a process costs no message and no wake-up). Default 4.
+   * Beyond that, see localStreakMs. Only on Redis stores (Redlock and PostgreSQL do not queue).
    */
   localStreak?: number;
+  /**
+   * After `localStreak` local handoffs in a row, a release still hands the lock to a waiter of its own process
+   * while the first waiting process has queued for less than this many ms (Redis time): short holds then pay
+   * for a cross-process handoff rarely, and no process waits its turn more than about this long beyond
+   * arrival order. Default 20 (the default retry jitter). `localStreak: 0, localStreakMs: 0`: strict arrival
+   * order across processes.
+   */
+  localStreakMs?: number;
   /** First part of owner ids `<instanceId>:<128-bit hex>`. Default `hostname:pid`. */
   instanceId?: string;
   /** Called synchronously for every event; exceptions it throws are ignored. */

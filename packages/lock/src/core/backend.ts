@@ -132,8 +132,11 @@ export interface NextWaiter {
   owner: string;
   leaseMs: number;
   reads: ReadsFn | undefined;
-  /** Grant it to this waiter even when other processes' waiters queue (a bounded streak, see core/streak.ts). */
-  keep: boolean;
+  /**
+   * Grant it to this waiter even when other processes' waiters queue, while the first of them has queued for
+   * less than this many ms (a bounded local streak; see CommonLocksOptions.localStreak).
+   */
+  keepMs: number;
 }
 /**
  * Hears a release's answer where the store delivers it. A store whose commands share one ordered connection

@@ -235,8 +235,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (!(g instanceof Gate)) return undefined;
     const w = g.queue[0];
     if (!w || w.req.bypass || w.standing === "named" || w.done || w.handed || w.attempting) return undefined;
-    const keep = g.localStreak < this.cfg.localStreak;
-    const named: Named = { g, w, before: w.standing, keep, sentAt: this.clock.now() };
+    const keepMs = g.localStreak < this.cfg.localStreak ? ALWAYS_KEEP : this.cfg.localStreakMs;
+    const named: Named = { g, w, before: w.standing, keepMs, sentAt: this.clock.now() };
     w.standing = "named";
     return named;
   }
@@ -381,6 +381,9 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     });
   }
 }
+
+/** keepMs for a local grant within the streak's count: whoever queues elsewhere, however long. */
+const ALWAYS_KEEP = Number.MAX_SAFE_INTEGER;
 
 /** A release message naming the owner the store handed the lock to (see redis/scripts/queue.ts). */
 const HANDED_TO = "h:";

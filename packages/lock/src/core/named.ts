@@ -6,8 +6,11 @@ export interface Named {
   g: Gate;
   w: Waiter;
   before: QueueStanding;
-  /** Named although other processes' waiters may queue: the gate's local streak is below its bound. */
-  keep: boolean;
+  /**
+   * Granted it although other processes' waiters queue, while the first of them has queued for less than this:
+   * unbounded for the gate's first `localStreak` local grants in a row, then `localStreakMs`.
+   */
+  keepMs: number;
   /** When the naming call was sent: a lease it grants is counted from there. */
   sentAt: number;
 }
@@ -15,5 +18,5 @@ export interface Named {
 /** What the store needs to know of a named waiter. */
 export function nextWaiterOf(named: Named): NextWaiter {
   const { req } = named.w;
-  return { owner: req.owner, leaseMs: req.leaseMs, reads: req.reads, keep: named.keep };
+  return { owner: req.owner, leaseMs: req.leaseMs, reads: req.reads, keepMs: named.keepMs };
 }

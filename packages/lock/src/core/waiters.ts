@@ -71,8 +71,8 @@ export class Gate {
   }
 
   /**
-   * Releases in a row that granted the lock to a waiter of ours (not handed to another process): a release
-   * may keep it local only while this is below the localStreak bound.
+   * Releases in a row that granted the lock to a waiter of ours (not handed to another process): below the
+   * localStreak bound a release keeps it local however long other processes queue, then only within localStreakMs.
    */
   localStreak = 0;
   /** Owner names handed a lock before their waiter existed (its attempt still in flight). */

@@ -49,7 +49,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
       queueLeaseMs,
       next: next?.owner ?? "",
       nextLeaseMs: next?.leaseMs ?? 0,
-      keep: next?.keep ? "1" : "0",
+      keepMs: next?.keepMs ?? 0,
       listener,
     };
   };

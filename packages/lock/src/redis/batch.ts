@@ -35,8 +35,8 @@ export interface ReleaseTarget extends LockKeySet {
   /** The releasing process's next waiter ("" none) and its lease. */
   next: string;
   nextLeaseMs: number;
-  /** "1": grant it to `next` even when other processes' waiters queue (a bounded local streak). */
-  keep: string;
+  /** Grant it to `next` while other processes' first waiter has queued for less than this (a bounded local streak). */
+  keepMs: number;
   /** Hears the answer at delivery, before any command sent after it is answered (see in-order.ts). */
   listener: ReleaseListener | undefined;
 }
@@ -113,7 +113,7 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
             t.queueLeaseMs,
             t.next,
             t.nextLeaseMs,
-            t.keep,
+            t.keepMs,
           ) as Promise<ReleaseReply>,
           {
             resolve: (reply) => {
@@ -199,7 +199,7 @@ function sendReleaseMany(
     args[a + 3] = t.queueLeaseMs;
     args[a + 4] = t.next;
     args[a + 5] = t.nextLeaseMs;
-    args[a + 6] = t.keep;
+    args[a + 6] = t.keepMs;
   }
   order.track(cmd.lockyardReleaseMany(5 * n, ...args), {
     resolve: (out) => {

@@ -137,6 +137,9 @@ describe("bad input gets typed errors with no Redis call", () => {
       { redis: idle, retry: { maxMs: -1 } },
       { redis: idle, retry: { minMs: 100, maxMs: 10 } },
       { redis: idle, onEvent: "log" },
+      { redis: idle, localStreak: -1 },
+      { redis: idle, localStreakMs: -1 },
+      { redis: idle, localStreakMs: 1.5 },
     ];
     for (const o of bad) expect(() => createLocks(o as never), JSON.stringify(o)).toThrow(InvalidOptionError);
     expect(() => createLocks(undefined as never)).toThrow(InvalidOptionError);

@@ -60,7 +60,7 @@ describe("walking skeleton", () => {
       1500,
       "",
       0,
-      "0",
+      0,
     );
     expect(released).toEqual([0, 0]);
     expect(await redis.hget(h.key, h.owner)).toBe("1");

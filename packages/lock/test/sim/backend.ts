@@ -242,7 +242,7 @@ export function createSimBackend(opts: {
     ...queueOf(resource),
     next: next?.owner ?? "",
     nextLease: next?.leaseMs ?? 0,
-    keep: next?.keep ?? false,
+    keepMs: next?.keepMs ?? 0,
   });
   /** The release script's run on the model, as both release forms send it. */
   const releaseOp =
@@ -394,7 +394,7 @@ export function createSimBackend(opts: {
     async release(resource, key, owner, leaseMs, token, _listener, next): Promise<ReleaseReply> {
       const [r] = await conn.send<[Settled]>(
         [releaseOp(resource, key, owner, leaseMs, token, next)],
-        `release ${resource} ${owner}${next ? ` next ${next.owner}${next.keep ? " keep" : ""}` : ""}`,
+        `release ${resource} ${owner}${next ? ` next ${next.owner}${next.keepMs > 0 ? ` keep ${next.keepMs}` : ""}` : ""}`,
       );
       return withNextReads(unwrap<ReleaseReply>(r), resource, key, next);
     },

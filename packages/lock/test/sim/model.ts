@@ -33,9 +33,13 @@ export interface HandoffArgs {
   qlease: number;
   next: string;
   nextLease: number;
-  keep: boolean;
+  /** Grant to `next` while the first live entry has queued for less than this (release.ts ARGV[8]). */
+  keepMs: number;
 }
-const NO_HANDOFF: HandoffArgs = { ...NO_QUEUE, next: "", nextLease: 0, keep: false };
+const NO_HANDOFF: HandoffArgs = { ...NO_QUEUE, next: "", nextLease: 0, keepMs: 0 };
+
+/** The queue-leases field holding when an entry joined (queue.ts). */
+const since = (o: string) => `since ${o}`;
 
 export class ModelRedis {
   private data = new Map<string, Entry>();
@@ -105,12 +109,25 @@ export class ModelRedis {
       if (Number(this.hash(qt)?.get(head) ?? "0") >= now) return head;
       this.lpop(q);
       this.hdel(qt, head);
+      this.hdel(qt, since(head));
     }
   }
 
-  keepEntry(q: string, qt: string, o: string, now: number, qlease: number): void {
+  /** join_queue: keepEntry, and a new entry records when it joined. */
+  joinQueue(q: string, qt: string, o: string, now: number, qlease: number): void {
+    this.keepEntry(q, qt, o, now, qlease, true);
+  }
+
+  private keepsTurn(qt: string, head: string, now: number, keepMs: number): boolean {
+    return now - Number(this.hash(qt)?.get(since(head)) ?? "0") < keepMs;
+  }
+
+  keepEntry(q: string, qt: string, o: string, now: number, qlease: number, recordSince = false): void {
     const items = this.list(q);
-    if (!items?.includes(o)) this.rpush(q, o);
+    if (!items?.includes(o)) {
+      this.rpush(q, o);
+      if (recordSince) this.hsetField(qt, since(o), String(now));
+    }
     this.hsetField(qt, o, String(now + qlease));
     this.raiseTtl(q, qlease);
     this.raiseTtl(qt, qlease);
@@ -124,6 +141,7 @@ export class ModelRedis {
       if (items.length === 0) this.data.delete(q);
     }
     this.hdel(qt, o);
+    this.hdel(qt, since(o));
   }
 
   private lpop(key: string): void {
@@ -164,12 +182,12 @@ export class ModelRedis {
     qlease: number,
     nxt: string,
     nlease: number,
-    keep: boolean,
+    keepMs: number,
     waiting: boolean,
   ): [number, number] {
     const now = this.nowMs();
     const head = this.liveHead(q, qt, now);
-    if (head !== undefined && head !== nxt && !(keep && nxt !== "")) {
+    if (head !== undefined && head !== nxt && !(nxt !== "" && this.keepsTurn(qt, head, now, keepMs))) {
       this.dropEntry(q, qt, head);
       const token = this.nextToken(f);
       const h = new Map([
@@ -178,7 +196,7 @@ export class ModelRedis {
       ]);
       if (waiting) h.set("~waiters", "1");
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + qlease });
-      if (nxt !== "") this.keepEntry(q, qt, nxt, now, qlease);
+      if (nxt !== "") this.joinQueue(q, qt, nxt, now, qlease);
       this.published.push([ch, `h:${head}`]);
       this.handoffs.queued++;
       return [3, token];
@@ -247,7 +265,7 @@ export class ModelRedis {
       const now = this.nowMs();
       const head = this.liveHead(q, qt, now);
       if (head !== undefined && head !== owner) {
-        if (join) this.keepEntry(q, qt, owner, now, qlease);
+        if (join) this.joinQueue(q, qt, owner, now, qlease);
         return [0, Math.max(1, Number(this.hash(qt)!.get(head)) - now), 0];
       }
       const token = this.nextToken(fence);
@@ -275,7 +293,7 @@ export class ModelRedis {
       return [1, count, token];
     }
     h.set("~waiters", "1");
-    if (join) this.keepEntry(q, qt, owner, this.nowMs(), qlease);
+    if (join) this.joinQueue(q, qt, owner, this.nowMs(), qlease);
     return [0, this.pttl(key), 0];
   }
 
@@ -333,8 +351,8 @@ export class ModelRedis {
     }
     const waiting = h.has("~waiters");
     this.data.delete(key);
-    const { q, qt, qlease, next, nextLease, keep } = handoff;
-    return this.handOver(key, channel, fence, q, qt, qlease, next, nextLease, keep, waiting);
+    const { q, qt, qlease, next, nextLease, keepMs } = handoff;
+    return this.handOver(key, channel, fence, q, qt, qlease, next, nextLease, keepMs, waiting);
   }
 
   /** leave.ts: [0, 0] left | [4, token] passed on to the successor | [3, token] / [2, 0] as release. */
@@ -361,14 +379,17 @@ export class ModelRedis {
       }
       const waiting = h.has("~waiters");
       this.data.delete(key);
-      return this.handOver(key, channel, fence, q, qt, qlease, "", 0, false, waiting);
+      return this.handOver(key, channel, fence, q, qt, qlease, "", 0, 0, waiting);
     }
     const items = this.list(q);
     const pos = items?.indexOf(owner) ?? -1;
     if (pos !== -1 && successor !== "" && !items!.includes(successor)) {
       items![pos] = successor;
+      const joined = this.hash(qt)?.get(since(owner));
       this.hdel(qt, owner);
+      this.hdel(qt, since(owner));
       this.hsetField(qt, successor, String(this.nowMs() + qlease));
+      if (joined !== undefined) this.hsetField(qt, since(successor), joined);
     } else this.dropEntry(q, qt, owner);
     return [0, 0];
   }

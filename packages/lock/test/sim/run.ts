@@ -182,6 +182,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         waitMs: 1_000,
         instanceId: `p${i}`,
         retry: { maxMs: RETRY_MAX, minMs: 5, jitterMs: 10, queueLeaseMs: QUEUE_LEASE },
+        // Both bounds of the local streak, each way: strict order, by count, by how long others queued.
+        localStreak: rng.pick([0, 1, 4]),
+        localStreakMs: rng.pick([0, 20, 200]),
       },
       { clock: sim.clock, random: () => rng.next() },
     );

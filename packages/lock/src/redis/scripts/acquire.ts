@@ -26,7 +26,7 @@ local function acquire_one(k, f, q, qt, o, lease, more, join, qlease)
   if redis.call('exists', k) == 0 then
     local head, now = queue_head(q, qt)
     if head and head ~= o then
-      if join == '1' then keep_entry(q, qt, o, now, tonumber(qlease)) end
+      if join == '1' then join_queue(q, qt, o, now, tonumber(qlease)) end
       return 0, math.max(1, tonumber(redis.call('hget', qt, head)) - now), 0
     end
     local token = next_token(f)
@@ -52,7 +52,7 @@ local function acquire_one(k, f, q, qt, o, lease, more, join, qlease)
     return 1, count, token
   end
   redis.call('hset', k, '~waiters', 1)
-  if join == '1' then keep_entry(q, qt, o, now_ms(), tonumber(qlease)) end
+  if join == '1' then join_queue(q, qt, o, now_ms(), tonumber(qlease)) end
   return 0, redis.call('pttl', k), 0
 end
 `;

@@ -64,7 +64,7 @@ export interface ScriptCommands {
     queueLeaseMs: number,
     next: string,
     nextLeaseMs: number,
-    keep: string,
+    keepMs: number,
   ): Promise<[number, number]>;
   lockyardLeave(
     lock: K,

@@ -5,7 +5,8 @@ import { QUEUE_BODY } from "./queue.js";
  * KEYS[1] lock hash; KEYS[2] release channel; KEYS[3] fence counter; KEYS[4] waiter queue; KEYS[5] entry leases
  * ARGV[1] owner, ARGV[2] successor: the process's next waiter for this lock ("" none), ARGV[3] its leaseMs,
  * ARGV[4] "1" to use SPUBLISH (Cluster), ARGV[5] qleaseMs
- * Returns {0, 0} left (the successor takes the leaver's place in the queue, if it has none of its own);
+ * Returns {0, 0} left (the successor takes the leaver's place in the queue, and its waiting time, if it has none of
+ * its own);
  * when the lock had been handed to the leaver meanwhile: {4, token} passed on to the successor with its full
  * lease, else as release: {3, token} handed to the next live entry, {2, 0} freed.
  */
@@ -22,13 +23,15 @@ local function leave_one(k, ch, f, q, qt, o, succ, slease, sharded, qlease)
     end
     local waiting = redis.call('hexists', k, '~waiters')
     redis.call('del', k)
-    return hand_over(k, ch, f, q, qt, sharded, qlease, '', 0, '0', waiting)
+    return hand_over(k, ch, f, q, qt, sharded, qlease, '', 0, 0, waiting)
   end
   local pos = redis.call('lpos', q, o)
   if pos and succ ~= '' and not redis.call('lpos', q, succ) then
     redis.call('lset', q, pos, succ)
-    redis.call('hdel', qt, o)
+    local since = redis.call('hget', qt, 'since ' .. o)
+    redis.call('hdel', qt, o, 'since ' .. o)
     redis.call('hset', qt, succ, now_ms() + qlease)
+    if since then redis.call('hset', qt, 'since ' .. succ, since) end
   else
     drop_entry(q, qt, o)
   end

@@ -2,7 +2,8 @@
  * The waiter queue and the handoff: Lua helpers shared by acquire, release and leave (each script includes
  * this body once). Per lock, beside the hash and the fence counter (same hash tag, same Cluster slot):
  *   KEY q   LIST of waiting owners, oldest first (at most one per process and lock: the local head's)
- *   KEY qt  HASH owner → Redis time (ms) until which that entry is alive
+ *   KEY qt  HASH owner → Redis time (ms) until which that entry is alive, and `since <owner>` → Redis time (ms)
+ *           the entry joined (the space keeps it apart from any owner id); the semaphore's queue has no `since`
  * An entry is a lease too: its waiter refreshes it with every re-check (join), and an entry not refreshed
  * for `qlease` ms is dead, skipped and dropped by whoever looks at the queue next. Both keys expire by
  * themselves once no entry has been refreshed for `qlease`.
@@ -11,8 +12,9 @@
  * with a claim lease of `qlease` and the field `~handed` naming the new owner, announced as `h:<owner>` on
  * the release channel; that waiter adopts it with its next attempt (acquire with join = '1'). A dead or
  * gone waiter never adopts, so the claim runs out within `qlease` and the next entry's re-check takes it.
- * With no live entry, or when the releasing process may keep it a while longer (`keep`, a bounded streak
- * of local handoffs, see core/streak.ts), the releasing process's own next waiter (`nxt`) gets it at once,
+ * With no live entry, or when the releasing process may keep it a while longer (a bounded streak of local
+ * handoffs: while the first live entry has queued for less than `keep_ms`, which the process sets unbounded
+ * for its first `localStreak` grants in a row), the releasing process's own next waiter (`nxt`) gets it at once,
  * with its full lease, and learns it from the release's reply; else the lock is free and a `~waiters`
  * mark is answered with the message `1`.
  */
@@ -35,7 +37,7 @@ local function live_head(q, qt, now)
     if not head then return nil end
     if tonumber(redis.call('hget', qt, head) or '0') >= now then return head end
     redis.call('lpop', q)
-    redis.call('hdel', qt, head)
+    redis.call('hdel', qt, head, 'since ' .. head)
   end
 end
 -- The uncontended path pays one LINDEX for the queue, and no TIME: now is read only when someone queues.
@@ -44,28 +46,40 @@ local function queue_head(q, qt)
   local now = now_ms()
   return live_head(q, qt, now), now
 end
-local function keep_entry(q, qt, o, now, qlease)
-  if not redis.call('lpos', q, o) then redis.call('rpush', q, o) end
+local function keep_entry(q, qt, o, now, qlease, record_since)
+  if not redis.call('lpos', q, o) then
+    redis.call('rpush', q, o)
+    if record_since then redis.call('hset', qt, 'since ' .. o, now) end
+  end
   redis.call('hset', qt, o, now + qlease)
   if redis.call('pttl', q) < qlease then redis.call('pexpire', q, qlease) end
   if redis.call('pttl', qt) < qlease then redis.call('pexpire', qt, qlease) end
 end
+-- A waiting mutex acquire's entry: as keep_entry, and a new entry records when it joined.
+local function join_queue(q, qt, o, now, qlease)
+  keep_entry(q, qt, o, now, qlease, true)
+end
 local function drop_entry(q, qt, o)
   redis.call('lrem', q, 1, o)
-  redis.call('hdel', qt, o)
+  redis.call('hdel', qt, o, 'since ' .. o)
+end
+-- The releasing process keeps its turn while the first live entry has waited less than keep_ms (an entry
+-- with no record of when it joined counts as waiting since ever: it is never passed over by time).
+local function keeps_turn(qt, head, now, keep_ms)
+  return now - tonumber(redis.call('hget', qt, 'since ' .. head) or '0') < keep_ms
 end
 local function announce(ch, sharded, message)
   if sharded == '1' then redis.call('spublish', ch, message) else redis.call('publish', ch, message) end
 end
-local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep, waiting)
+local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms, waiting)
   local head, now = queue_head(q, qt)
-  if head and head ~= nxt and not (keep == '1' and nxt ~= '') then
+  if head and head ~= nxt and not (nxt ~= '' and keeps_turn(qt, head, now, keep_ms)) then
     drop_entry(q, qt, head)
     local token = next_token(f)
     redis.call('hset', k, head, 1, '~handed', head)
     if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
     redis.call('pexpire', k, qlease)
-    if nxt ~= '' then keep_entry(q, qt, nxt, now, qlease) end
+    if nxt ~= '' then join_queue(q, qt, nxt, now, qlease) end
     announce(ch, sharded, 'h:' .. head)
     return 3, token
   end

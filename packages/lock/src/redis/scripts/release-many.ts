@@ -4,7 +4,7 @@ import { RELEASE_BODY } from "./release.js";
  * releaseMany: the release body (release.ts) looped over N locks, for the per-tick batcher.
  * KEYS[5i-4..5i] lock hash, release channel, fence counter, waiter queue and entry leases of lock i
  * ARGV[1] "1" to use SPUBLISH (Cluster) instead of PUBLISH; ARGV[1+7(i-1)+1..7] owner, leaseMs, token,
- * qleaseMs, next waiter, its leaseMs and keep of lock i (as release's ARGV[1], [2], [4], [5], [6], [7], [8])
+ * qleaseMs, next waiter, its leaseMs and keepMs of lock i (as release's ARGV[1], [2], [4], [5], [6], [7], [8])
  * Returns a flat array, two entries per lock, in order, as release does, or {-1, message} when that lock's
  * commands raised an error; the others are unaffected.
  */

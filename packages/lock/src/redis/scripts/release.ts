@@ -7,10 +7,11 @@ import { QUEUE_BODY } from "./queue.js";
  * ARGV[1] owner, ARGV[2] leaseMs, ARGV[3] "1" to use SPUBLISH (Cluster) instead of PUBLISH,
  * ARGV[4] the token the releasing hold was granted with ("" when unknown), ARGV[5] qleaseMs,
  * ARGV[6] the releasing process's next waiter for this lock ("" none), ARGV[7] that waiter's leaseMs,
- * ARGV[8] "1" to grant it to that waiter even when other processes' waiters queue (a bounded local streak)
+ * ARGV[8] keepMs: grant it to that waiter even when other processes' waiters queue, as long as the first of
+ *   them has queued for less than keepMs (a bounded local streak: 0 never, 2^53 - 1 always)
  * Returns {0, 0} not-owner (nothing deleted); {1, left} decremented (TTL raised to leaseMs, never lowered);
  * or, when the last count goes: {3, token} handed to the first live queued waiter (announced `h:<owner>`),
- * {4, token} granted to ARGV[6] (no live entry queued ahead of it, or ARGV[8]), {2, 0} released: the key is deleted,
+ * {4, token} granted to ARGV[6] (no live entry queued ahead of it, or within ARGV[8]), {2, 0} released: the key is deleted,
  * and the channel is published to only if a waiter marked `~waiters`.
  *
  * The token check: every fresh grant moves the fence counter, re-entries do not. When the counter no longer
@@ -20,7 +21,7 @@ import { QUEUE_BODY } from "./queue.js";
  * expired itself (no use in FENCE_RETENTION_MS) proves nothing either way, so the owner check alone decides.
  */
 export const RELEASE_BODY = `${QUEUE_BODY}
-local function release_one(k, ch, f, q, qt, o, lease, sharded, token, qlease, nxt, nlease, keep)
+local function release_one(k, ch, f, q, qt, o, lease, sharded, token, qlease, nxt, nlease, keep_ms)
   local count = redis.call('hget', k, o)
   if not count then return 0, 0 end
   if token ~= '' then
@@ -34,7 +35,7 @@ local function release_one(k, ch, f, q, qt, o, lease, sharded, token, qlease, nx
   end
   local waiting = redis.call('hexists', k, '~waiters')
   redis.call('del', k)
-  return hand_over(k, ch, f, q, qt, sharded, tonumber(qlease), nxt, nlease, keep, waiting)
+  return hand_over(k, ch, f, q, qt, sharded, tonumber(qlease), nxt, nlease, tonumber(keep_ms), waiting)
 end
 `;
 
