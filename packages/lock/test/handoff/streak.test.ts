@@ -48,7 +48,12 @@ function holders(
 }
 
 /** A holds the lock with its `n` waiters queued behind (its head's entry in the Redis queue). */
-async function aHoldsWithWaiters(a: ReturnType<typeof process_>, resource: string, n: number, holdMs: number) {
+async function aHoldsWithWaiters(
+  a: ReturnType<typeof process_>,
+  resource: string,
+  n: number,
+  holdMs: number,
+) {
   const order: string[] = [];
   const first = await a.acquire(resource);
   const done = holders(a, resource, n, holdMs, order, "a");
