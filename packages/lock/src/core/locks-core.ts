@@ -257,8 +257,14 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       if (!g.grant(w, grant)) this.releaseOrphan(w.req, [1, 1, grant.token, grant.reads]);
       return;
     }
-    if (w.done) return;
-    if (reply === undefined || reply[0] === 3 || queued === "joined") w.standing = "joined";
+    const inQueue = reply === undefined || reply[0] === 3 || queued === "joined";
+    if (w.done) {
+      // It gave up while named, when it could not leave: a lock handed to it unheard, or a place in the
+      // store's queue the call left it, would hold up every other process for a claim or entry lease.
+      if (inQueue || named.before === "joined") this.leaveQueue(w.req);
+      return;
+    }
+    if (inQueue) w.standing = "joined";
     if (reply === undefined) w.attemptNow = true;
     // It may have been told to look while it was named (it could not): let it now.
     w.wake?.();

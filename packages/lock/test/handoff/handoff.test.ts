@@ -154,4 +154,37 @@ describe("what no waiter may do is hang", () => {
     await h.release();
     for (const p of [a, b, c]) await p.locks.close();
   });
+
+  it("a waiter that gives up while its own release names it leaves the queue once that release answers", async () => {
+    const resource = uniq("named-gives-up");
+    const a = process_("proc-queued");
+    // Strict order: b's release hands the lock to a's entry and puts b's waiter back in the queue.
+    const bConn = connect();
+    extra.push(bConn);
+    const b = makeLocks(bConn, {
+      instanceId: "proc-named",
+      localStreak: 0,
+      localStreakMs: 0,
+      retry: { maxMs: 5_000, jitterMs: 20, queueLeaseMs: 10_000 },
+    });
+    const held = await b.locks.acquire(resource);
+    const aWaits = a.locks.acquire(resource, { waitMs: 10_000 });
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    const bGivesUp = b.locks.acquire(resource, { waitMs: 400 }).catch((e: unknown) => e);
+    await expect.poll(() => queueOf(resource)).toHaveLength(2);
+    // Redis stalls with b's release (naming its waiter) in flight; the waiter's wait runs out meanwhile.
+    const admin = connect();
+    extra.push(admin);
+    await admin.call("CLIENT", "PAUSE", "1000", "ALL");
+    const released = held.release();
+    expect(await bGivesUp).toMatchObject({ name: "LockTimeoutError" });
+    expect(await released).toBe("released");
+    const h = await aWaits;
+    // Without a leave its entry would stay 10 s, and a's release would hand the lock to nobody.
+    await expect.poll(() => queueOf(resource), { timeout: 2_000 }).toEqual([]);
+    expect(await h.release()).toBe("released");
+    expect(await redis.exists(keyOf(resource))).toBe(0);
+    await a.locks.close();
+    await b.locks.close();
+  });
 });
