@@ -216,7 +216,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     });
   }
 
-  leaveQueue(q: Request): void {
+  leaveQueue(q: WaiterRequest): void {
     if (!this.backend.leave) return;
     const named = this.closed ? undefined : this.nameNext(q.resource);
     this.backend.leave(q.resource, q.key, q.owner, named && nextWaiterOf(named)).then(

@@ -2,7 +2,7 @@
 // and tells only that waiter. Each Locks below has a connection of its own, as a separate process would.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Locks } from "../../src/index.js";
+import type { Locks, RetryOptions } from "../../src/index.js";
 import { queueKeyOf } from "../../src/resource.js";
 import { commandStats, connect, makeLocks, uniq } from "../helpers.js";
 
@@ -17,7 +17,7 @@ afterAll(() => {
 });
 
 /** A Locks on a connection of its own: another process, as far as Redis can tell. */
-function process_(instanceId: string, retry = { maxMs: 500, jitterMs: 20 }) {
+function process_(instanceId: string, retry: RetryOptions = { maxMs: 500, jitterMs: 20 }) {
   const conn = connect();
   extra.push(conn);
   return makeLocks(conn, { instanceId, retry });
@@ -153,6 +153,26 @@ describe("what no waiter may do is hang", () => {
     expect(h.isHeld()).toBe(true);
     await h.release();
     for (const p of [a, b, c]) await p.locks.close();
+  });
+
+  it("a waiter that gives up while its first attempt is stalled in Redis leaves the queue that attempt joins", async () => {
+    const resource = uniq("stalled-join");
+    const a = process_("proc-holds");
+    const b = process_("proc-stalled", { maxMs: 5_000, jitterMs: 20, queueLeaseMs: 10_000 });
+    const held = await a.locks.acquire(resource);
+    const admin = connect();
+    extra.push(admin);
+    await admin.call("CLIENT", "PAUSE", "1000", "ALL");
+    // b's attempt waits behind the pause; its 300 ms run out first; then Redis refuses it and queues b.
+    expect(await b.locks.acquire(resource, { waitMs: 300 }).catch((e: unknown) => e)).toMatchObject({
+      name: "LockTimeoutError",
+    });
+    // Without the leave b's entry would stay 10 s, and a's release would hand the lock to nobody.
+    await expect.poll(() => queueOf(resource), { timeout: 2_000 }).toEqual([]);
+    expect(await held.release()).toBe("released");
+    expect(await redis.exists(keyOf(resource))).toBe(0);
+    await a.locks.close();
+    await b.locks.close();
   });
 
   it("a waiter that gives up while its own release names it leaves the queue once that release answers", async () => {
