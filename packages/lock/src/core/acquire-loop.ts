@@ -89,6 +89,8 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
     a = await attemptWithin(host, q, deadline, false, join);
   } catch (err) {
     leaveFast(host, q.resource, { failed: "error" });
+    // Redis may have run it and queued this owner before the reply was lost: the leave, sent after it, undoes that.
+    if (join) host.leaveQueue(q);
     throw err;
   }
   if (a.outcome === "granted") {
@@ -178,6 +180,10 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
         let a: Attempt;
         try {
           a = await attemptWithin(host, q, s.deadline, more, join);
+        } catch (err) {
+          // As for a gave-up attempt: it may have queued this owner unheard; the finally's leave undoes that.
+          if (join) w.standing = "joined";
+          throw err;
         } finally {
           w.attempting = false;
         }

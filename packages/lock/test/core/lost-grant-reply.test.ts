@@ -56,4 +56,37 @@ describe("an acquire whose grant ran in Redis but whose reply was lost", () => {
     await locks.close();
     redis.disconnect();
   });
+
+  it("a refused attempt whose reply was lost leaves the queue Redis put its owner in", async () => {
+    const redis = new Redis(cutter.url, {
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: 800,
+    });
+    redis.on("error", () => {});
+    await redis.ping();
+    const locks = createLocks({ redis, retry: { queueLeaseMs: 20_000 } });
+    const holder = createLocks({ redis: direct });
+    const res = uniq("ghost-entry");
+    const held = await holder.acquire(res);
+
+    cutter.holdReplies();
+    const acquiring = locks.acquire(res, { waitMs: 10_000 }).then(
+      () => "acquired",
+      (e: unknown) => e,
+    );
+    // The attempt ran: refused, and its owner joined the queue; only the lost reply would tell the waiter.
+    const queue = `queue:{${res}}`;
+    await vi.waitFor(async () => expect(await direct.llen(queue)).toBe(1), { timeout: 5_000, interval: 10 });
+    cutter.cut();
+    expect(await acquiring).toBeInstanceOf(Error);
+
+    // Without the leave the entry would stay 20 s, and the release would hand the lock to nobody.
+    await vi.waitFor(async () => expect(await direct.llen(queue)).toBe(0), { timeout: 5_000, interval: 50 });
+    expect(await held.release()).toBe("released");
+    expect(await direct.exists(`lock:{${res}}`)).toBe(0);
+    await holder.close();
+    await locks.close();
+    redis.disconnect();
+  });
 });
