@@ -2,7 +2,7 @@ import { type Attributes, type Span, SpanKind, SpanStatusCode } from "@opentelem
 import type { LockEvent } from "../events.js";
 import { type AcquireOutcome, ATTR, EVENT, SPAN } from "./names.js";
 import { FAILED, failureOutcome } from "./outcome.js";
-import type { Recorder } from "./recorder.js";
+import type { LockKindLabel, Recorder } from "./recorder.js";
 
 export type Operation = "acquire" | "tryAcquire" | "withLock";
 type Acquired = Extract<LockEvent, { type: "acquired" }>;
@@ -24,9 +24,10 @@ export class AcquireCall {
     private readonly r: Recorder,
     readonly operation: Operation,
     readonly resource: string,
+    readonly kind: LockKindLabel,
     private readonly signal: AbortSignal | undefined,
   ) {
-    this.labels = r.labels(resource);
+    this.labels = r.labels(resource, kind);
     this.span = r.tracer.startSpan(SPAN.acquire, {
       kind: SpanKind.INTERNAL,
       attributes: { [ATTR.resource]: r.name(resource), [ATTR.operation]: operation, ...this.labels },

@@ -37,7 +37,7 @@ export class Holds {
     // A fresh grant to an owner we still saw holding: its key had gone (the core's own regrant case).
     if (cur) this.lose(key, cur, "expired");
     if (this.open.size >= MAX_OPEN_HOLDS) return undefined;
-    const labels = this.r.labels(e.resource);
+    const labels = this.r.labels(e.resource, e.kind ?? "mutex");
     const span = this.r.tracer.startSpan(SPAN.hold, {
       kind: SpanKind.INTERNAL,
       attributes: {
@@ -55,7 +55,7 @@ export class Holds {
   renewed(e: Of<"renewed">): void {
     const hold = this.open.get(holdKey(e.resource, e.owner));
     hold?.span.addEvent(EVENT.renewed, { [ATTR.leaseMs]: e.leaseMs });
-    this.r.instruments.renewals.add(1, hold?.labels ?? this.r.labels(e.resource));
+    this.r.instruments.renewals.add(1, hold?.labels ?? this.r.labels(e.resource, e.kind ?? "mutex"));
   }
 
   released(e: Of<"released">): void {
@@ -74,7 +74,7 @@ export class Holds {
     const key = holdKey(e.resource, e.owner);
     const hold = this.open.get(key);
     this.r.instruments.failures.add(1, {
-      ...(hold?.labels ?? this.r.labels(e.resource)),
+      ...(hold?.labels ?? this.r.labels(e.resource, e.kind ?? "mutex")),
       [ATTR.failureReason]: e.reason,
     });
     if (hold) this.lose(key, hold, e.reason);

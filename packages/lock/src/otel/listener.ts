@@ -11,7 +11,10 @@ export function telemetryListener(calls: AsyncLocalStorage<AcquireCall>, holds: 
   return (e: LockEvent): void => {
     const store = calls.getStore();
     // Inside a withLock callback the store is the outer, finished call; it must not take a nested call's events.
-    const call = store && !store.done && store.resource === e.resource ? store : undefined;
+    const call =
+      store && !store.done && store.resource === e.resource && store.kind === (e.kind ?? "mutex")
+        ? store
+        : undefined;
     switch (e.type) {
       case "contended":
         call?.contended(e.pttlMs);

@@ -24,6 +24,8 @@ export const ATTR = {
   owner: "lock.owner",
   /** What `resourceKind` returned: a bounded label, on spans and metrics. */
   resourceKind: "lock.resource_kind",
+  /** Which lock: "mutex", "semaphore", or a read-write lock's "read" or "write" side. Spans and metrics. */
+  lockKind: "lock.kind",
   operation: "lock.operation",
   outcome: "lock.outcome",
   waitMs: "lock.wait_ms",
