@@ -90,7 +90,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   } catch (err) {
     leaveFast(host, q.resource, { failed: "error" });
     // Redis may have run it and queued this owner before the reply was lost: the leave, sent after it, undoes that.
-    if (join) host.leaveQueue(q);
+    if (join && host.backend.noReply?.(err)) host.leaveQueue(q);
     throw err;
   }
   if (a.outcome === "granted") {
@@ -182,7 +182,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
           a = await attemptWithin(host, q, s.deadline, more, join);
         } catch (err) {
           // As for a gave-up attempt: it may have queued this owner unheard; the finally's leave undoes that.
-          if (join) w.standing = "joined";
+          if (join && host.backend.noReply?.(err)) w.standing = "joined";
           throw err;
         } finally {
           w.attempting = false;
