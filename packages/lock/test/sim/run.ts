@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Redis } from "ioredis";
 import type { LockBackend } from "../../src/core/backend.js";
 import { createLocksWithBackend } from "../../src/core/create.js";
+import { Gate } from "../../src/core/waiters.js";
 import { LocksClosedError } from "../../src/errors.js";
 import { createRedlockBackend } from "../../src/redlock/backend.js";
 import type { LockHandle, Locks } from "../../src/types.js";
@@ -71,6 +72,8 @@ interface PendingAcquire {
 
 interface Proc {
   sim: SimProcess;
+  /** When its connection was last killed (a leave it sent may have died with it). */
+  lastKilledAt?: number;
   /** Its connection (with Redlock: one of its node connections, picked at each kill). */
   conn: { kill(): void };
   locks: Locks;
@@ -211,6 +214,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const sectionScope = new AsyncLocalStorage<Section>();
   const pending = new Set<PendingAcquire>();
   const freeSince = new Map<string, number>();
+  const strandedSince = new Map<string, number>();
+  /** How long a waiter's leave may take to land once it gives up: its own call, behind one slow or timed-out one. */
+  const leaveBound = faults.commandTimeoutMs + 3 * faults.slowMs + 50;
   const stats = { events: 0, acquired: 0, sold: 0, keysLost: 0, handoffs: 0 };
   let sold = 0;
   let badCount = 0;
@@ -278,6 +284,29 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         if (world.now - since > wakeBound + (queued ? QUEUE_LEASE : 0))
           fail(`lock ${r} free for ${world.now - since} ms while a waiter waits (lost wake-up)`);
       } else freeSince.delete(r);
+    }
+    // I10: an entry in the store's queue belongs to a waiter that still waits (or whose leave is on its way).
+    // An entry left behind holds a free lock back from everyone, and a release hands the lock to nobody, for a
+    // queue lease. Not judged while its process is closed, paused, or had its connection killed within a queue
+    // lease (a leave may have died with it: the entry's lease is then what ends it).
+    if (nodeCount === 0) {
+      const seen = new Set<string>();
+      for (const r of [...RESOURCES, STOCK_LOCK]) {
+        for (const o of redis.liveEntries(`queue:${r}`, `queue-leases:${r}`)) {
+          const p = procs[Number(/^p(\d+):/.exec(o)?.[1] ?? -1)];
+          if (!p || p.closed || p.sim.pausedUntil! > world.now) continue;
+          if (world.now - (p.lastKilledAt ?? Number.NEGATIVE_INFINITY) < QUEUE_LEASE) continue;
+          const g = (p.locks as unknown as { gates: Map<string, unknown> }).gates.get(r);
+          if (g instanceof Gate && g.queue.some((w) => w.req.owner === o)) continue;
+          const id = `${r}\n${o}`;
+          seen.add(id);
+          const since = strandedSince.get(id) ?? world.now;
+          strandedSince.set(id, since);
+          if (world.now - since > leaveBound)
+            fail(`${o}'s entry in the queue of ${r} outlived its waiter by ${world.now - since} ms`);
+        }
+      }
+      for (const id of strandedSince.keys()) if (!seen.has(id)) strandedSince.delete(id);
     }
   };
 
@@ -497,6 +526,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     world.at(rng.int(0, 2_500), () => {
       if (what === "kill") {
         world.log(`${p.sim.name} connection killed`);
+        p.lastKilledAt = world.now;
         p.conn.kill();
       } else if (what === "kill-sub") p.subscriber()?.kill();
       else {
@@ -550,6 +580,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       for (const p of procs) {
         if (p.closed) continue;
         world.log(`${p.sim.name} connection killed (restart)`);
+        p.lastKilledAt = world.now;
         p.conn.kill();
         p.subscriber()?.kill();
       }
