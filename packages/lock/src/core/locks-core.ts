@@ -61,6 +61,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
         const g = this.gates.get(resource);
         if (!(g instanceof Gate)) return;
         if (message?.startsWith(HANDED_TO)) g.onHandedTo(message.slice(HANDED_TO.length));
+        else if (message?.startsWith(OWED_TO)) g.onOwed(message.slice(OWED_TO.length).split(" "));
         else g.onRelease();
       },
       // After the subscriber reconnects, releases published while it was away were missed: every head looks.
@@ -393,6 +394,8 @@ const ALWAYS_KEEP = Number.MAX_SAFE_INTEGER;
 
 /** A release message naming the owner the store handed the lock to (see redis/scripts/queue.ts). */
 const HANDED_TO = "h:";
+/** A release message naming the queued owners its free permits are owed to (redis/scripts/shared-release.ts). */
+const OWED_TO = "n:";
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 

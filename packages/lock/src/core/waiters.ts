@@ -94,6 +94,18 @@ export class Gate {
     w.wake?.();
   }
 
+  /**
+   * A release freed permits owed to these queued owners: only a waiter of ours among them looks (as after any
+   * release); nobody else here would be let in before them.
+   */
+  onOwed(owners: readonly string[]): void {
+    const w = this.queue.find((x) => owners.includes(x.req.owner));
+    if (!w) return;
+    this.epoch++;
+    w.attemptNow = true;
+    w.wake?.();
+  }
+
   /** Hands a grant to a waiter that waits here; false when it no longer does. */
   grant(w: Waiter, grant: HandedGrant): boolean {
     if (w.done || !this.queue.includes(w)) return false;

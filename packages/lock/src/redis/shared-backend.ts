@@ -69,9 +69,12 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
     },
     renewMany: (items) => renewMany(send, items, sharded),
     async release(resource, key, owner, _leaseMs, token) {
+      const n = namesOf(resource, key);
       const r = await cmd.lockyardSharedRelease(
         key,
-        namesOf(resource, key).channel,
+        n.channel,
+        n.queue,
+        n.queueLeases,
         owner,
         releaseMode,
         token === null ? "" : String(token),

@@ -16,6 +16,52 @@ const queueOf = (name: string) => `lock:semaphore:queue:{${name}}`;
 const leasesOf = (name: string) => `lock:semaphore:queue-leases:{${name}}`;
 
 describe("semaphore queue", () => {
+  it("a freed permit owed to a queued process wakes only that process: the release names it", async () => {
+    // Three processes, each on a connection of its own; each counts its attempts.
+    const procs = ["sem-a", "sem-b", "sem-c"].map((instanceId) => {
+      const conn = connect();
+      const p = { conn, attempts: 0, ...makeLocks(conn, { instanceId, retry: { maxMs: 5_000 } }) };
+      const c = conn as unknown as { lockyardSharedAcquire: (...a: unknown[]) => Promise<unknown> };
+      const send = c.lockyardSharedAcquire.bind(conn);
+      c.lockyardSharedAcquire = (...a) => {
+        p.attempts++;
+        return send(...a);
+      };
+      return p;
+    });
+    const [a, b, c] = procs as [(typeof procs)[0], (typeof procs)[0], (typeof procs)[0]];
+    const name = uniq("owed");
+    const sub = connect();
+    const messages: string[] = [];
+    sub.on("message", (_ch, m) => messages.push(m));
+    await sub.subscribe(`lock:semaphore:lock-released:{${name}}`);
+
+    const held = await a.locks.semaphore(name, 1).acquire();
+    const bWaits = b.locks.semaphore(name, 1).acquire({ waitMs: 10_000 });
+    while ((await redis.llen(queueOf(name))) < 1) await sleep(5);
+    const cWaits = c.locks.semaphore(name, 1).acquire({ waitMs: 10_000 });
+    while ((await redis.llen(queueOf(name))) < 2) await sleep(5);
+    // c looks once more when its subscription is in (a release may have gone by before it): let that pass.
+    await expect.poll(() => c.attempts).toBe(2);
+    await sleep(50);
+    const cBefore = c.attempts;
+    await held.release();
+    const hb = await bWaits;
+    await sleep(50);
+    // b was first in line: the release named it alone, and c did not look (before: both looked, c was refused).
+    expect(messages).toEqual([`n:${hb.owner}`]);
+    expect(c.attempts).toBe(cBefore);
+    await hb.release();
+    const hc = await cWaits;
+    expect(messages).toEqual([`n:${hb.owner}`, `n:${hc.owner}`]);
+    await hc.release();
+    for (const p of procs) {
+      await p.locks.close();
+      p.conn.disconnect();
+    }
+    sub.disconnect();
+  });
+
   it("a released permit is not taken by a tryAcquire while another process's waiter queues for it", async () => {
     const x = makeLocks(redis);
     const y = makeLocks(redis, { retry: { maxMs: 5_000 } });

@@ -57,8 +57,8 @@ export class SimSharedClient {
   }
 
   lockyardSharedRelease(...a: (string | number)[]): Promise<[number, number]> {
-    const [lock, channel, owner, mode, token] = a.map(String) as string[];
-    const run = () => this.model.release(lock!, channel!, owner!, mode as "read" | "write", token!);
+    const [lock, channel, q, qt, owner, mode, token] = a.map(String) as string[];
+    const run = () => this.model.release(lock!, channel!, q!, qt!, owner!, mode as "read" | "write", token!);
     return this.call(run, `${mode} release ${lock} ${owner}`);
   }
 

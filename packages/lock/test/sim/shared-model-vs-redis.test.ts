@@ -311,8 +311,8 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         const label = `release ${i} ${o} ${mode} token:${how}`;
         const got = await s.op(
           label,
-          (m) => cmd(m).lockyardSharedRelease!(k.lock, k.channel, o, mode, t.redis, "0"),
-          () => shared.release(k.lock, k.channel, o, mode, t.model),
+          (m) => cmd(m).lockyardSharedRelease!(k.lock, k.channel, k.q, k.qt, o, mode, t.redis, "0"),
+          () => shared.release(k.lock, k.channel, k.q, k.qt, o, mode, t.model),
         );
         if (!got) break;
         const [r, mr] = got;

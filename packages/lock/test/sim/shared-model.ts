@@ -153,9 +153,11 @@ export class SharedModel {
       return [0, Math.max(1, nextEnd - now), 0];
     }
     const token = m.nextToken(f);
+    let othersQueue = false;
     if (mode === "permit" && m.list(q) !== undefined) {
       m.dropEntry(q, qt, o);
-      if (s.n + 1 < permits && (m.list(q)?.length ?? 0) > 0) m.published.push([ch, "1"]);
+      othersQueue = (m.list(q)?.length ?? 0) > 0;
+      if (s.n + 1 < permits && othersQueue) m.published.push([ch, "1"]);
     }
     let writerWaits = s.writerWaits;
     if (mode === "write") {
@@ -164,13 +166,24 @@ export class SharedModel {
     }
     const mine = mode === "write" ? { r: 0, w: 1, e: ends, t: token } : { r: 1, w: 0, e: ends, t: token };
     m.hsetField(k, o, holdValue(mine));
-    if (more) m.hsetField(k, "~waiters", "1");
+    if (more || othersQueue) m.hsetField(k, "~waiters", "1");
     this.keepAlive(k, Math.max(s.latest, ends), writerWaits, now);
     return [1, 1, token];
   }
 
-  /** shared-release.ts: [0, 0] not-owner | [1, left] decremented | [2, 0] released (publishes `1` if marked). */
-  release(k: string, ch: string, o: string, mode: "read" | "write", token: string): [number, number] {
+  /**
+   * shared-release.ts: [0, 0] not-owner | [1, left] decremented | [2, 0] released (publishes if marked: `1`, or
+   * `n:<owners>` when a semaphore's free permits are all owed to queued entries).
+   */
+  release(
+    k: string,
+    ch: string,
+    q: string,
+    qt: string,
+    o: string,
+    mode: "read" | "write",
+    token: string,
+  ): [number, number] {
     const m = this.redis();
     const v = m.hash(k)?.get(o);
     if (v === undefined) return [0, 0];
@@ -198,11 +211,31 @@ export class SharedModel {
     m.hdel(k, o);
     const s = this.holders(k, o, now);
     if (s.waiting) {
-      m.hdel(k, "~waiters");
-      m.published.push([ch, "1"]);
+      const owed = this.owedEntries(k, q, qt, s.n, now);
+      if (owed) m.published.push([ch, `n:${owed.join(" ")}`]);
+      else {
+        m.hdel(k, "~waiters");
+        m.published.push([ch, "1"]);
+      }
     }
     this.keepAlive(k, s.latest, s.writerWaits, now);
     return [2, 0];
+  }
+
+  /** shared-body.ts owed_entries: the live entries every free permit is owed to, or undefined. */
+  private owedEntries(k: string, q: string, qt: string, n: number, now: number): string[] | undefined {
+    const m = this.redis();
+    const free = Number(m.hash(k)?.get("~permits") ?? "0") - n;
+    if (free <= 0) return undefined;
+    const owed: string[] = [];
+    for (const e of [...(m.list(q) ?? [])]) {
+      if (Number(m.hash(qt)?.get(e) ?? "0") < now) m.dropEntry(q, qt, e);
+      else {
+        owed.push(e);
+        if (owed.length === free) return owed;
+      }
+    }
+    return undefined;
   }
 
   /** shared-leave.ts: 1 when the owner had an entry (then `1` is announced if entries remain), else 0. */

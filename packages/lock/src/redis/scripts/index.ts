@@ -107,6 +107,8 @@ export interface ScriptCommands {
   lockyardSharedRelease(
     lock: K,
     channel: K,
+    queue: K,
+    queueLeases: K,
     owner: string,
     mode: Exclude<SharedMode, "permit">,
     token: string,

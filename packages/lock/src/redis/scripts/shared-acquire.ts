@@ -12,7 +12,8 @@ import { SHARED_BODY } from "./shared-body.js";
  * {0, pttl, 0} refused (pttl = until the soonest hold, writer mark or queue entry ahead ends, at least 1).
  * A semaphore grant is fair across processes: a free permit is refused to a caller with at least as many
  * live entries queued ahead of it as there are free permits; a grant that leaves permits free while entries
- * still queue announces `1`, so the next process's head looks (nobody else would tell it).
+ * still queue announces `1`, so the next process's head looks (nobody else would tell it); a grant while other
+ * processes still queue marks `~waiters`, so the release that ends it publishes (see shared-release.ts).
  * Re-entry (same owner): always granted, and a writer may re-enter as reader; a reader may take the write
  * lock only while it is the sole holder. A fresh grant takes a token like the mutex (next_token).
  */
@@ -56,9 +57,13 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
     return {0, math.max(1, next_end - now), 0}
   end
   local token = next_token(f)
+  -- Other processes still queue: the lock stays marked as waited for (a release that names only the first
+  -- of them leaves the rest to the next release's message).
+  local others_queue = false
   if mode == 'permit' and redis.call('exists', q) == 1 then
     drop_entry(q, qt, o)
-    if s.n + 1 < tonumber(permits) and redis.call('llen', q) > 0 then announce(ch, sharded, '1') end
+    others_queue = redis.call('llen', q) > 0
+    if s.n + 1 < tonumber(permits) and others_queue then announce(ch, sharded, '1') end
   end
   local writer_waits = s.writer_waits
   if mode == 'write' then
@@ -68,7 +73,7 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
   local mine = {r = 1, w = 0, e = ends, t = token}
   if mode == 'write' then mine = {r = 0, w = 1, e = ends, t = token} end
   redis.call('hset', k, o, holder_value(mine))
-  if more == '1' then redis.call('hset', k, '~waiters', 1) end
+  if more == '1' or others_queue then redis.call('hset', k, '~waiters', 1) end
   keep_alive(k, math.max(s.latest, ends), writer_waits, now)
   return {1, 1, token}
 end

@@ -65,6 +65,24 @@ local function queued_ahead(q, qt, o, now)
   end
   return ahead, soonest
 end
+-- A semaphore's free permits when every one of them is owed to a live queue entry: those entries' owners, in
+-- queue order (dead entries found on the way are dropped). nil when it is not a semaphore, or when fewer live
+-- entries queue than permits are free (then anyone may take one).
+local function owed_entries(k, q, qt, n, now)
+  local free = tonumber(redis.call('hget', k, '~permits') or '0') - n
+  if free <= 0 then return nil end
+  local owed = {}
+  for _, e in ipairs(redis.call('lrange', q, 0, -1)) do
+    if tonumber(redis.call('hget', qt, e) or '0') < now then
+      redis.call('lrem', q, 1, e)
+      redis.call('hdel', qt, e)
+    else
+      owed[#owed + 1] = e
+      if #owed == free then return owed end
+    end
+  end
+  return nil
+end
 -- The key lives as long as its latest lease or a live writer mark; with neither it goes.
 local function keep_alive(k, latest, writer_waits, now)
   local until_ms = math.max(latest, writer_waits)

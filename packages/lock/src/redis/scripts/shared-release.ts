@@ -2,20 +2,23 @@ import { SHARED_BODY } from "./shared-body.js";
 
 /**
  * sharedRelease: gives back one hold of a semaphore or read-write lock (layout: shared-body.ts).
- * KEYS[1] lock hash; KEYS[2] release channel
+ * KEYS[1] lock hash; KEYS[2] release channel; KEYS[3] waiter queue; KEYS[4] entry leases (a semaphore's)
  * ARGV[1] owner, ARGV[2] mode: "read" (also a semaphore permit) or "write", ARGV[3] the token the hold was
  * granted with ("" when unknown), ARGV[4] "1" to use SPUBLISH (Cluster)
  * Returns {0, 0} not-owner (no such live hold of that mode, or the owner's hold is a newer grant than the
  * token); {1, left} decremented (the owner still holds `left`); {2, 0} released: the owner's last hold went.
- * The channel is published to (message `1`) when a refused attempt marked `~waiters` and the release let
- * someone in: the owner's last hold went, or its last write hold went while it keeps reads (a downgrade).
+ * The channel is published to when a refused attempt marked `~waiters` and the release let someone in: the
+ * owner's last hold went, or its last write hold went while it keeps reads (a downgrade). The message is `1`
+ * (whoever waits looks), or, on a semaphore whose free permits are all owed to queued processes,
+ * `n:<owner> <owner>...` naming their entries: only those processes look, and the mark stays for the others.
  * Unlike the mutex, the token is checked against the hold's own: several owners take tokens at once.
  */
 export const sharedRelease = {
   name: "lockyardSharedRelease",
-  numberOfKeys: 2,
+  numberOfKeys: 4,
   lua: `${SHARED_BODY}
-local k, ch, o, mode, token, sharded = KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local k, ch, q, qt = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local o, mode, token, sharded = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local v = redis.call('hget', k, o)
 if not v then return {0, 0} end
 local now = now_ms()
@@ -40,8 +43,13 @@ end
 redis.call('hdel', k, o)
 local s = holders(k, o, now)
 if s.waiting then
-  redis.call('hdel', k, '~waiters')
-  announce(ch, sharded, '1')
+  local owed = owed_entries(k, q, qt, s.n, now)
+  if owed then
+    announce(ch, sharded, 'n:' .. table.concat(owed, ' '))
+  else
+    redis.call('hdel', k, '~waiters')
+    announce(ch, sharded, '1')
+  end
 end
 keep_alive(k, s.latest, s.writer_waits, now)
 return {2, 0}
