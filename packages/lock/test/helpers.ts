@@ -18,6 +18,21 @@ export function connect(): Redis {
   return new Redis(inject("redisUrl"), { lazyConnect: false });
 }
 
+/**
+ * A client through the reply cutter (scripts/lib/reply-cutter.mjs), configured like the API's: an unanswered
+ * command is never re-sent after a reconnect; it fails at commandTimeout, and the caller cannot know whether it ran.
+ */
+export async function connectThrough(url: string): Promise<Redis> {
+  const redis = new Redis(url, {
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 800,
+  });
+  redis.on("error", () => {});
+  await redis.ping();
+  return redis;
+}
+
 export function makeLocks(redis: Redis, opts: Partial<LocksOptions> = {}) {
   const events: LockEvent[] = [];
   const locks = createLocks({ redis, onEvent: (e) => events.push(e), ...opts });

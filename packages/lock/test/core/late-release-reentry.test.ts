@@ -1,11 +1,11 @@
 // Issue 12, defect 3: a release whose reply was lost (it ran in Redis) must not be retried in the background
 // while another local hold of the same key and owner (a re-entry) still shares the count: the retry would
 // decrement a second time and free the lock under the re-entered handle.
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { createLocks, type LockEvent } from "../../src/index.js";
-import { connect, sleep, uniq } from "../helpers.js";
+import { connect, connectThrough, sleep, uniq } from "../helpers.js";
 
 let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
 let direct: Redis;
@@ -20,15 +20,7 @@ afterAll(async () => {
 
 describe("a release whose reply was lost, with a re-entry still held (defect 3)", () => {
   it("is not run twice: the key keeps count 1 under the re-entered handle and a third owner cannot take it", async () => {
-    // Like the API's clients: an unanswered command is never re-sent after a reconnect; it fails at
-    // commandTimeout, and the caller cannot know whether it ran.
-    const redis = new Redis(cutter.url, {
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 800,
-    });
-    redis.on("error", () => {});
-    await redis.ping();
+    const redis = await connectThrough(cutter.url);
     const events: LockEvent[] = [];
     const locks = createLocks({ redis, onEvent: (e) => events.push(e) });
     const third = createLocks({ redis: direct });

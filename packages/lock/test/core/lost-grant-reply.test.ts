@@ -2,11 +2,11 @@
 // connection. The caller gets a connection error and holds nothing; before, the lock stayed held by that
 // fresh owner name, which nobody would ever release, and everyone waited out its lease (30 s by default).
 // Found by the simulation with --extra (seed 3528: a connection killed right after a grant, 3 s leases).
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { createLocks } from "../../src/index.js";
-import { connect, uniq } from "../helpers.js";
+import { connect, connectThrough, uniq } from "../helpers.js";
 
 let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
 let direct: Redis;
@@ -21,13 +21,7 @@ afterAll(async () => {
 
 describe("an acquire whose grant ran in Redis but whose reply was lost", () => {
   it("fails, and the grant nobody holds is released in the background, long before its lease ends", async () => {
-    const redis = new Redis(cutter.url, {
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 800,
-    });
-    redis.on("error", () => {});
-    await redis.ping();
+    const redis = await connectThrough(cutter.url);
     const locks = createLocks({ redis });
     const res = uniq("ghost");
 
@@ -58,13 +52,7 @@ describe("an acquire whose grant ran in Redis but whose reply was lost", () => {
   });
 
   it("a refused attempt whose reply was lost leaves the queue Redis put its owner in", async () => {
-    const redis = new Redis(cutter.url, {
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 800,
-    });
-    redis.on("error", () => {});
-    await redis.ping();
+    const redis = await connectThrough(cutter.url);
     const locks = createLocks({ redis, retry: { queueLeaseMs: 20_000 } });
     const holder = createLocks({ redis: direct });
     const res = uniq("ghost-entry");
