@@ -99,8 +99,6 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   }
   if (a.outcome === "gave-up") {
     leaveFast(host, q.resource, { failed: "error" });
-    // Redis may still run the attempt and queue this owner: the leave, sent after it, undoes that.
-    if (join) host.leaveQueue(q);
     return gaveUp(host, q, start, 1, a.reason);
   }
   host.cfg.emit?.({ type: "contended", resource: q.resource, pttlMs: a.pttl });
@@ -188,11 +186,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
           w.attempting = false;
         }
         s.attempts++;
-        if (a.outcome === "gave-up") {
-          // Redis may still run the attempt and queue this owner: the leave (see finally) undoes that.
-          if (join) w.standing = "joined";
-          return gaveUp(host, q, s.start, s.attempts, a.reason);
-        }
+        if (a.outcome === "gave-up") return gaveUp(host, q, s.start, s.attempts, a.reason);
         if (a.outcome === "granted") {
           granted = true;
           w.done = true;

@@ -10,7 +10,9 @@ export type Attempt =
 /**
  * Sends one attempt and waits for its answer, but never past the caller's deadline or signal: a store that
  * stalls (CLIENT PAUSE, a dead link without a timeout) must not stretch `waitMs`. An attempt that is granted
- * after the caller gave up is released at once, so no lock is left held for its lease by nobody.
+ * after the caller gave up is released at once, so no lock is left held for its lease by nobody; one that was
+ * refused after it gave up may have queued the owner in the store, so it leaves the queue once Redis has run it
+ * (a leave sent at once could reach Redis first wherever requests are not delivered in order).
  */
 export function attemptWithin(
   host: LoopHost,
@@ -38,8 +40,11 @@ export function attemptWithin(
       sent.then(
         (r) => {
           if (r[0] === 1) host.releaseOrphan(q, r);
+          else if (join) host.leaveQueue(q);
         },
-        () => {},
+        (err: unknown) => {
+          if (join && host.backend.noReply?.(err)) host.leaveQueue(q);
+        },
       );
       resolve({ outcome: "gave-up", reason });
     };
