@@ -208,6 +208,28 @@ describe("read-write lock", () => {
     await Promise.all([holder.locks.close(), writer.locks.close(), reader.locks.close()]);
   });
 
+  it("a reader kept out by a writer's mark looks again when that writer gets in, so its silent expiry frees it", async () => {
+    // Found by the simulation (seed 60377 of --kinds): the reader slept until the mark would have ended although
+    // the writer, in meanwhile, had lost its hold (a lease too short) long before.
+    const holder = makeLocks(redis);
+    const writer = makeLocks(redis, { retry: { queueLeaseMs: 10_000 } });
+    const reader = makeLocks(redis, { retry: { maxMs: 5_000, jitterMs: 0 } });
+    const name = uniq("mark-then-writer");
+    const r = await holder.locks.readWrite(name).read.acquire();
+    const w = writer.locks.readWrite(name).write.acquire({ leaseMs: 200, waitMs: 5_000 });
+    await expect.poll(() => redis.hexists(`lock:rw:{${name}}`, "~writer-waits")).toBe(1);
+    const reading = reader.locks.readWrite(name).read.acquire({ waitMs: 5_000 });
+    await sleep(50); // refused by the mark: it would sleep 5 s (the mark lasts 10 s)
+    const releasedAt = performance.now();
+    await r.release();
+    const wh = await w; // in with a 200 ms lease, no watchdog, and never released: it ends silently
+    const h = await reading;
+    expect(performance.now() - releasedAt).toBeLessThan(2_000);
+    expect(await wh.release()).toBe("not-owner");
+    await h.release();
+    await Promise.all([holder.locks.close(), writer.locks.close(), reader.locks.close()]);
+  });
+
   it("its events carry the side: kind read or write", async () => {
     const { locks, events } = makeLocks(redis);
     const name = uniq("events");

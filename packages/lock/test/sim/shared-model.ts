@@ -162,6 +162,7 @@ export class SharedModel {
     let writerWaits = s.writerWaits;
     if (mode === "write") {
       m.hdel(k, "~writer-waits");
+      if (writerWaits > now && s.waiting) m.published.push([ch, "1"]);
       writerWaits = 0;
     }
     const mine = mode === "write" ? { r: 0, w: 1, e: ends, t: token } : { r: 1, w: 0, e: ends, t: token };

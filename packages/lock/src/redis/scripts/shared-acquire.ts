@@ -68,6 +68,9 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
   local writer_waits = s.writer_waits
   if mode == 'write' then
     redis.call('hdel', k, '~writer-waits')
+    -- Readers kept out by the mark sleep until it would have ended; the writer now in has a lease of its own
+    -- that may end sooner, and silently (a lease too short, a crash): they look again and learn when it ends.
+    if writer_waits > now and s.waiting then announce(ch, sharded, '1') end
     writer_waits = 0
   end
   local mine = {r = 1, w = 0, e = ends, t = token}
