@@ -4,7 +4,7 @@ import type { LockEvent } from "./events.js";
 import { checkCount, checkMs, checkString } from "./options.js";
 import { defaultInstanceId } from "./owner.js";
 import { checkPrefix, DEFAULT_PREFIX } from "./resource.js";
-import type { CommonLocksOptions } from "./types.js";
+import type { CommonLocksOptions, LocalHandoff } from "./types.js";
 
 export interface Config {
   prefix: string;
@@ -18,6 +18,8 @@ export interface Config {
   /** See CommonLocksOptions.localStreak and localStreakMs. */
   localStreak: number;
   localStreakMs: number;
+  /** See CommonLocksOptions.localHandoff. */
+  localHandoff: LocalHandoff;
   instanceId: string;
   emit: ((e: LockEvent) => void) | undefined;
   /** Time and timers: real unless the deterministic simulation passes its own. */
@@ -56,6 +58,7 @@ export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntim
     queueLeaseMs: checkMs("retry.queueLeaseMs", retry.queueLeaseMs ?? 3 * (retryMaxMs + jitterMs), 3),
     localStreak: checkCount("localStreak", o.localStreak ?? 4, 0),
     localStreakMs: checkMs("localStreakMs", o.localStreakMs ?? 20, 0),
+    localHandoff: checkLocalHandoff(o.localHandoff ?? "early"),
     instanceId: checkString(
       "instanceId",
       o.instanceId ?? defaultInstanceId(),
@@ -74,4 +77,16 @@ export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntim
         }
       : undefined,
   };
+}
+
+const LOCAL_HANDOFFS: readonly LocalHandoff[] = ["early", "confirmed"];
+
+function checkLocalHandoff(value: unknown): LocalHandoff {
+  if (!LOCAL_HANDOFFS.includes(value as LocalHandoff))
+    throw new InvalidOptionError(
+      "localHandoff",
+      value,
+      `one of ${LOCAL_HANDOFFS.map((v) => `"${v}"`).join(", ")}`,
+    );
+  return value as LocalHandoff;
 }

@@ -39,8 +39,17 @@ export class LockTimeoutError extends LockError {
 
 /** renew-refused: a renewal answered 0 (key deleted or taken); deadline: no renewal succeeded in time;
  * expired: a lock taken with an explicit `leaseMs` (no watchdog) reached the end of its lease. */
-/** renew-refused: a renewal answered 0; deadline/expired: no renewal in time / a fixed lease ran out; not-owner-at-release: the release found another owner (or none). */
-export type LostReason = "renew-refused" | "deadline" | "expired" | "not-owner-at-release";
+/**
+ * renew-refused: a renewal answered 0; deadline/expired: no renewal in time / a fixed lease ran out;
+ * not-owner-at-release: the release found another owner (or none); handoff-refused: the release that handed
+ * this process's lock to this holder early (CommonLocksOptions.localHandoff) did not grant it, or got no answer.
+ */
+export type LostReason =
+  | "renew-refused"
+  | "deadline"
+  | "expired"
+  | "not-owner-at-release"
+  | "handoff-refused";
 
 /** The lock was lost while held: a renewal answered 0, the key vanished, or the local deadline passed. */
 export class LockLostError extends LockError {

@@ -28,6 +28,7 @@ export type {
   AcquireOptions,
   CommonLocksOptions,
   ListOptions,
+  LocalHandoff,
   LockHandle,
   LockInfo,
   Locks,

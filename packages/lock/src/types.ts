@@ -139,6 +139,9 @@ export interface Locks {
   close(): Promise<void>;
 }
 
+/** See CommonLocksOptions.localHandoff. */
+export type LocalHandoff = "early" | "confirmed";
+
 export interface CommonLocksOptions {
   /** Key prefix; keys are `<prefix>{<resource>}`. Default "lock:". */
   prefix?: string;
@@ -161,6 +164,17 @@ export interface CommonLocksOptions {
    * order across processes.
    */
   localStreakMs?: number;
+  /**
+   * When a release hands the lock to a waiter of its own process (Redis stores): "early" (default) lets that
+   * waiter start as the release is sent, without waiting for Redis's answer, whenever the answer is certain:
+   * the releasing hold is live with a known token and its own owner name, and the streak rules keep the lock in
+   * this process (decided as the release is sent, from what the previous release said of other processes'
+   * waiters). The new holder's token is the releasing hold's + 1; until the answer comes its handle is held
+   * under the releasing hold's deadline, and if Redis did not grant it (the lock had been lost) or no answer
+   * comes it is lost at once (reason `handoff-refused`). "confirmed": it starts once the answer is in (one
+   * round trip later), and `isHeld()` is never true before Redis has granted it.
+   */
+  localHandoff?: LocalHandoff;
   /** First part of owner ids `<instanceId>:<128-bit hex>`. Default `hostname:pid`. */
   instanceId?: string;
   /** Called synchronously for every event; exceptions it throws are ignored. */

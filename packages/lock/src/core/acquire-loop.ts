@@ -3,6 +3,7 @@ import { LocksClosedError, LockTimeoutError } from "../errors.js";
 import { type Attempt, attemptWithin } from "./attempt.js";
 import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
 import type { Deadlines } from "./deadlines.js";
+import type { EarlyGrant } from "./early.js";
 import type { Handle } from "./handle.js";
 import type { ReadsFailure } from "./reads.js";
 import { Gate, sleep, type Waiter } from "./waiters.js";
@@ -40,6 +41,8 @@ export interface Waited {
   sentAt: number;
   start: number;
   attempts: number;
+  /** Granted early by a release of ours not yet answered (early.ts). */
+  early?: EarlyGrant;
 }
 
 export interface Request extends Lease {
@@ -246,7 +249,12 @@ function takeHanded(host: LoopHost, q: Request, s: WaitState): Handle | Promise<
     host.releaseOrphan(q, reply);
     return Promise.reject(error);
   }
-  return handOver(host, q, reply, { sentAt: grant.sentAt, start: s.start, attempts: s.attempts });
+  return handOver(host, q, reply, {
+    sentAt: grant.sentAt,
+    start: s.start,
+    attempts: s.attempts,
+    early: grant.early,
+  });
 }
 
 function newWaiter(q: Request): Waiter {

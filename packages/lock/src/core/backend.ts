@@ -117,9 +117,10 @@ export interface LockKeys {
 export type WriteFn<T> = (client: never) => Promise<T>;
 /**
  * [0] not-owner; [1, left] decremented; [2] released; [3, token] released and handed to another process's
- * queued waiter; [4, token, reads?] released and granted to the `next` (or `successor`) waiter given.
+ * queued waiter; [4, token, reads?, waited?] released and granted to the `next` (or `successor`) waiter given,
+ * where a release says how long the first other process's queued waiter had waited (ms; -1 none queued).
  */
-export type ReleaseReply = [0 | 1 | 2, number?] | [3, number] | [4, number, Promise<unknown>?];
+export type ReleaseReply = [0 | 1 | 2, number?] | [3, number] | [4, number, Promise<unknown>?, number?];
 
 /**
  * A release message: `message` is `h:<owner>` when the lock was handed to that owner's waiter (see

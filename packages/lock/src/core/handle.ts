@@ -9,6 +9,7 @@ import type { LockEvent } from "../events.js";
 import type { LockHandle, ReleasedAfter, ReleaseResult } from "../types.js";
 import type { LockBackend, ReleaseListener, ReleaseReply, WriteFn } from "./backend.js";
 import type { Clock } from "./clock.js";
+import type { EarlyGrant } from "./early.js";
 import { type Named, nextWaiterOf } from "./named.js";
 import type { QueueStanding } from "./waiters.js";
 
@@ -25,6 +26,8 @@ export interface HandleHost {
   superseded(h: Handle): boolean;
   /** The waiter of this process a release may hand the lock to (locks-core.ts), and its call's answer. */
   nameNext(resource: string): Named | undefined;
+  /** Grants the named waiter the lock as this handle's release is sent, when its answer is certain. */
+  grantEarly(h: Handle, named: Named): boolean;
   settleNamed(named: Named | undefined, reply: ReleaseReply | undefined, queued: QueueStanding): void;
 }
 
@@ -45,6 +48,10 @@ export interface HandleInit {
   watchdog: boolean;
   /** When the winning request was sent: the lease is counted from there. */
   sentAt: number;
+  /** The owner name was made for this acquisition (not a re-entry scope's, not the caller's). */
+  ownOwner: boolean;
+  /** Granted by a release of ours not yet answered (early.ts). */
+  early?: EarlyGrant;
 }
 
 /**
@@ -60,6 +67,7 @@ export class Handle implements LockHandle, ReleaseListener {
   readonly count: number;
   readonly leaseMs: number;
   readonly watchdog: boolean;
+  readonly ownOwner: boolean;
   readonly acquiredAt: number;
   /** Local deadline: the lock surely exists until then (measured from before the request was sent). */
   deadline: number;
@@ -69,6 +77,13 @@ export class Handle implements LockHandle, ReleaseListener {
   renewing = false;
   lostError: LockLostError | undefined;
   reads: Promise<unknown> | undefined;
+  /**
+   * Granted early (early.ts) and not yet answered: the releasing hold's owner, which the store still names until
+   * that release runs. The handle holds under that hold's deadline meanwhile.
+   */
+  handedBy: string | undefined;
+  /** The early grant's answer, applied; its own renew and release wait for it, so they reach the store after. */
+  private pending: Promise<void> | undefined;
   /** Whether the handle still counted as held when its release was sent, and that release's result once heard. */
   private heldAtRelease = false;
   private releaseResult: ReleaseResult | undefined;
@@ -85,10 +100,25 @@ export class Handle implements LockHandle, ReleaseListener {
     this.count = init.count;
     this.leaseMs = init.leaseMs;
     this.watchdog = init.watchdog;
+    this.ownOwner = init.ownOwner;
     this.acquiredAt = init.sentAt;
     this.validMs = init.leaseMs - (host.backend.validityMarginMs?.(init.leaseMs) ?? 0);
     this.deadline = init.sentAt + this.validMs;
     this.nextRenewAt = init.watchdog ? init.sentAt + init.leaseMs / 3 : Number.POSITIVE_INFINITY;
+    const { early } = init;
+    if (early) {
+      this.deadline = Math.min(this.deadline, early.until);
+      this.handedBy = early.from;
+      this.pending = early.answer.then((granted) => this.answeredEarly(granted));
+    }
+  }
+
+  /** The answer of the release that granted this handle early. */
+  private answeredEarly(granted: boolean): void {
+    this.pending = undefined;
+    this.handedBy = undefined;
+    if (!granted) this.lose("handoff-refused");
+    else if (this.state === "held") this.deadline = Math.max(this.deadline, this.acquiredAt + this.validMs);
   }
 
   get signal(): AbortSignal {
@@ -110,6 +140,7 @@ export class Handle implements LockHandle, ReleaseListener {
 
   async renew(): Promise<boolean> {
     this.usable();
+    if (this.pending) await this.pending;
     if (this.state !== "held") return false;
     const sentAt = this.host.clock.now();
     const ok = await this.host.backend.renew(this.key, this.owner, this.leaseMs);
@@ -142,6 +173,9 @@ export class Handle implements LockHandle, ReleaseListener {
 
   async release(): Promise<ReleaseResult> {
     this.usable();
+    // Granted early: this release must reach the store after the one that grants this hold.
+    if (this.pending) await this.pending;
+    if (this.state === "released") throw new LockReleasedError(this.resource);
     const wasHeld = this.markReleased();
     if (this.host.superseded(this)) return this.releasedAs([0], wasHeld);
     this.heldAtRelease = wasHeld;
@@ -155,11 +189,18 @@ export class Handle implements LockHandle, ReleaseListener {
       this,
       named && nextWaiterOf(named),
     );
-    return this.answered(reply, named);
+    // The next holder may start now: say this hold ended before it is granted (events keep the store's order).
+    const early = wasHeld && named !== undefined && this.host.grantEarly(this, named);
+    if (early) this.releaseResult = this.releasedAs([2], wasHeld);
+    return this.answered(reply, named, early);
   }
 
   /** The release's answer: settles the waiter it named, and a failure starts the background retry. */
-  private async answered(sent: Promise<ReleaseReply>, named: Named | undefined): Promise<ReleaseResult> {
+  private async answered(
+    sent: Promise<ReleaseReply>,
+    named: Named | undefined,
+    early = false,
+  ): Promise<ReleaseResult> {
     let reply: ReleaseReply;
     try {
       reply = await sent;
@@ -169,6 +210,11 @@ export class Handle implements LockHandle, ReleaseListener {
       throw err;
     }
     this.host.settleNamed(named, reply, "none");
+    if (early && reply[0] !== 4) {
+      // Announced as released when the early grant was made; the store says otherwise.
+      this.releaseResult = RESULTS[reply[0]]!;
+      if (this.releaseResult === "not-owner" && this.heldAtRelease) this.noteLost("not-owner-at-release");
+    }
     return this.releaseOutcome(reply);
   }
 
@@ -191,6 +237,8 @@ export class Handle implements LockHandle, ReleaseListener {
     if (typeof write !== "function") throw new InvalidOptionError("write", write, "a function");
     const { backend } = this.host;
     if (!backend.releaseAfter) throw new InvalidOptionError("releaseAfter", "called", "a lock on Redis");
+    if (this.pending) await this.pending;
+    if (this.state === "released") throw new LockReleasedError(this.resource);
     const wasHeld = this.markReleased();
     if (this.host.superseded(this)) {
       const result = this.releasedAs([0], wasHeld);

@@ -18,6 +18,7 @@ import {
 } from "./acquire-loop.js";
 import type { LockBackend, ReadsFn, ReleaseReply } from "./backend.js";
 import { Deadlines } from "./deadlines.js";
+import { EARLY_MIN_MS, EarlyGrant } from "./early.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { LateReleases } from "./late-release.js";
 import { type Named, nextWaiterOf } from "./named.js";
@@ -43,6 +44,17 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
    * is gone with the old key, and a decrement would free the new grant under its holder. Empty almost always.
    */
   private readonly regranted = new Map<string, number>();
+  /**
+   * key + owner → attempts in flight under an owner name already in use (re-entries, explicit owners). Until
+   * they are answered the store's count for that owner is unknown here, so a release of it grants nothing early.
+   */
+  private readonly reentering = new Map<string, number>();
+  /**
+   * key + owner → the answer of the release that granted that owner early. A re-entry waits for it: sent in
+   * the same tick it could reach the store before that release (another batch) and be refused by the hold it
+   * re-enters.
+   */
+  private readonly grantedEarly = new Map<string, Promise<boolean>>();
 
   constructor(
     readonly backend: LockBackend,
@@ -236,10 +248,36 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (!(g instanceof Gate)) return undefined;
     const w = g.queue[0];
     if (!w || w.req.bypass || w.standing === "named" || w.done || w.handed || w.attempting) return undefined;
-    const keepMs = g.localStreak < this.cfg.localStreak ? ALWAYS_KEEP : this.cfg.localStreakMs;
-    const named: Named = { g, w, before: w.standing, keepMs, sentAt: this.clock.now() };
+    const now = this.clock.now();
+    // Within the streak's count, or while no other process can have queued localStreakMs yet, the store would
+    // keep the lock here: say so (unbounded keepMs), which makes the answer certain.
+    const certain =
+      g.localStreak < this.cfg.localStreak || this.othersQueuedBelow(g, now, this.cfg.localStreakMs);
+    const keepMs = certain ? ALWAYS_KEEP : this.cfg.localStreakMs;
+    const named: Named = { g, w, before: w.standing, keepMs, certain, sentAt: now };
     w.standing = "named";
     return named;
+  }
+
+  /** An upper bound of how long another process's waiter has queued, from the last answer that said (waiters.ts). */
+  private othersQueuedBelow(g: Gate, now: number, ms: number): boolean {
+    return g.othersWaited !== undefined && Math.max(g.othersWaited, 0) + (now - g.othersWaitedAt) < ms;
+  }
+
+  grantEarly(h: Handle, named: Named): boolean {
+    if (this.cfg.localHandoff !== "early" || !named.certain || h.token === null || !h.ownOwner) return false;
+    // Another hold of this owner here shares the count, so the release would only decrement it.
+    if (named.w.req.reads || this.scheduler.hasOtherHold(h) || this.reentering.has(`${h.key}\n${h.owner}`))
+      return false;
+    if (h.deadline - this.clock.now() < EARLY_MIN_MS) return false;
+    const early = new EarlyGrant(h.token + 1, h.deadline, h.owner);
+    if (!named.g.grant(named.w, { token: early.token, reads: undefined, sentAt: named.sentAt, early }))
+      return false;
+    named.early = early;
+    const id = `${h.key}\n${named.w.req.owner}`;
+    this.grantedEarly.set(id, early.answer);
+    void early.answer.then(() => this.grantedEarly.delete(id));
+    return true;
   }
 
   /**
@@ -252,6 +290,12 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     const { g, w } = named;
     if (w.standing === "named") w.standing = named.before;
     if (reply?.[0] === 3) g.localStreak = 0;
+    g.othersWaited = reply?.[0] === 4 ? reply[3] : undefined;
+    g.othersWaitedAt = named.sentAt;
+    if (named.early) {
+      this.settleEarly(named, reply);
+      return;
+    }
     if (reply?.[0] === 4) {
       g.localStreak++;
       const grant = { token: reply[1], reads: reply[2], sentAt: named.sentAt };
@@ -269,6 +313,20 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (reply === undefined) w.attemptNow = true;
     // It may have been told to look while it was named (it could not): let it now.
     w.wake?.();
+  }
+
+  /** The answer of a release whose named waiter was granted the lock early: confirms it, or takes it back. */
+  private settleEarly(named: Named, reply: ReleaseReply | undefined): void {
+    const { g, w, early } = named;
+    const granted = reply?.[0] === 4 && reply[1] === early!.token;
+    if (granted) g.localStreak++;
+    early!.answered(granted);
+    if (granted) return;
+    if (reply?.[0] === 0) console.log("EARLYREFUSED", named.w.req.owner);
+    // It no longer waits: a grant under another token goes on, and a place in the store's queue the call left
+    // it (or may have: no answer) is given up.
+    if (reply?.[0] === 4) this.releaseOrphan(w.req, [1, 1, reply[1], undefined]);
+    if (reply === undefined || reply[0] === 3 || named.before === "joined") this.leaveQueue(w.req);
   }
 
   subscribe(g: Gate, resource: string): void {
@@ -304,6 +362,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       leaseMs: q.leaseMs,
       watchdog: q.watchdog,
       sentAt: w.sentAt,
+      ownOwner: !q.bypass,
+      early: w.early,
     });
     if (reads) h.reads = reads;
     this.scheduler.add(h);
@@ -373,9 +433,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     }
     owner ??= this.scope.ownerOf(resource);
     const bypass = owner !== undefined;
-    return acquireLoop(this, {
+    const key = lockKey(this.cfg.prefix, resource);
+    const request: Request = {
       resource,
-      key: lockKey(this.cfg.prefix, resource),
+      key,
       owner: owner ?? newOwnerId(this.cfg.instanceId),
       leaseMs,
       watchdog,
@@ -385,6 +446,16 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       bypass,
       once,
       readsFailure,
+    };
+    if (!bypass) return acquireLoop(this, request);
+    const id = `${key}\n${request.owner}`;
+    this.reentering.set(id, (this.reentering.get(id) ?? 0) + 1);
+    const answer = this.grantedEarly.get(id);
+    const run = answer ? answer.then(() => acquireLoop(this, request)) : acquireLoop(this, request);
+    return run.finally(() => {
+      const n = this.reentering.get(id)! - 1;
+      if (n === 0) this.reentering.delete(id);
+      else this.reentering.set(id, n);
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { ReadsFn } from "./backend.js";
 import type { Clock } from "./clock.js";
+import type { EarlyGrant } from "./early.js";
 
 /** A grant a waiter received without an attempt of its own: a release or leave of ours named it `next`. */
 export interface HandedGrant {
@@ -7,6 +8,8 @@ export interface HandedGrant {
   reads: Promise<unknown> | undefined;
   /** When the release that granted it was sent: the lease is counted from there. */
   sentAt: number;
+  /** Granted before that release's answer (early.ts). */
+  early?: EarlyGrant;
 }
 
 /**
@@ -75,6 +78,14 @@ export class Gate {
    * localStreak bound a release keeps it local however long other processes queue, then only within localStreakMs.
    */
   localStreak = 0;
+  /**
+   * What the last release that kept the lock here said of other processes' waiters: how long the first of
+   * them had queued (ms; -1 none), as of `othersWaitedAt` (when that release was sent). No process's entry
+   * can have queued longer than that plus the time since, so while that stays below localStreakMs the next
+   * release is certain to keep the lock here too, and may grant it early.
+   */
+  othersWaited: number | undefined;
+  othersWaitedAt = 0;
   /** Owner names handed a lock before their waiter existed (its attempt still in flight). */
   handedEarly: string | undefined;
 

@@ -27,7 +27,8 @@ export class Scheduler {
   add(h: Handle): void {
     if (this.stopped) return;
     this.handles.add(h);
-    this.timer.armBy(h.watchdog ? h.nextRenewAt : h.deadline);
+    // An early grant's borrowed deadline may come before its first renewal.
+    this.timer.armBy(h.watchdog ? Math.min(h.nextRenewAt, h.deadline) : h.deadline);
   }
 
   remove(h: Handle): void {

@@ -56,7 +56,12 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
   /** A grant to our own next waiter carries the promise of its reads, sent now that it holds the lock. */
   const withNextReads = (reply: ReleaseReply, key: string, fence: string, next: NextWaiter | undefined) =>
     reply[0] === 4 && next?.reads
-      ? ([4, reply[1], readAfterGrant(redis, next.reads, { key, fence, owner: next.owner })] as ReleaseReply)
+      ? ([
+          4,
+          reply[1],
+          readAfterGrant(redis, next.reads, { key, fence, owner: next.owner }),
+          reply[3],
+        ] as ReleaseReply)
       : reply;
   return {
     acquire(resource, key, owner, leaseMs, moreWaiters, reads, join) {

@@ -114,9 +114,10 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
             t.next,
             t.nextLeaseMs,
             t.keepMs,
-          ) as Promise<ReleaseReply>,
+          ) as Promise<RawReleaseReply>,
           {
-            resolve: (reply) => {
+            resolve: ([code, value, waited]) => {
+              const reply = releaseReply(code, value, waited);
               t.listener?.releaseReplied(reply);
               c.resolve(reply);
             },
@@ -171,6 +172,13 @@ function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[], order: InOrde
   });
 }
 
+/** What the release script returns: code, token or count, and for a grant to `next` how long others queue. */
+type RawReleaseReply = [ReleaseReply[0], number, number?];
+
+function releaseReply(code: ReleaseReply[0], value: number, waited: number | undefined): ReleaseReply {
+  return code === 4 ? [4, value, undefined, waited] : ([code, value] as ReleaseReply);
+}
+
 /** A token as the release script compares it: the decimal string the acquire script stored, or "" for none. */
 function tokenArg(token: number | null): string {
   return token === null ? "" : String(token);
@@ -205,9 +213,9 @@ function sendReleaseMany(
     resolve: (out) => {
       for (let i = 0; i < n; i++) {
         const c = part[i]!;
-        const code = out[2 * i];
+        const code = out[3 * i];
         if (code === 0 || code === 1 || code === 2 || code === 3 || code === 4) {
-          const reply = [code, out[2 * i + 1] as number] as ReleaseReply;
+          const reply = releaseReply(code, out[3 * i + 1] as number, out[3 * i + 2] as number);
           c.target.listener?.releaseReplied(reply);
           c.resolve(reply);
         } else c.reject(new ReplyError(String(out[2 * i + 1])));

@@ -140,6 +140,8 @@ describe("bad input gets typed errors with no Redis call", () => {
       { redis: idle, localStreak: -1 },
       { redis: idle, localStreakMs: -1 },
       { redis: idle, localStreakMs: 1.5 },
+      { redis: idle, localHandoff: "sometimes" },
+      { redis: idle, localHandoff: true },
     ];
     for (const o of bad) expect(() => createLocks(o as never), JSON.stringify(o)).toThrow(InvalidOptionError);
     expect(() => createLocks(undefined as never)).toThrow(InvalidOptionError);

@@ -282,7 +282,7 @@ export function createSimBackend(opts: {
     );
     const read = sent.then((s) => s.ride);
     read.catch(() => {});
-    return [4, reply[1], read];
+    return [4, reply[1], read, reply[3]];
   };
   const channelOf = (resource: string) => `ch:${resource}`;
   let sub: SimSubscriber | undefined;
@@ -377,7 +377,7 @@ export function createSimBackend(opts: {
         ],
         `leave ${resource} ${owner}`,
       );
-      const reply = unwrap<[0 | 2 | 3 | 4, number]>(r) as ReleaseReply;
+      const reply = asReleaseReply(unwrap(r));
       return withNextReads(reply, resource, key, successor);
     },
     async renew(key, owner, leaseMs) {
@@ -396,7 +396,7 @@ export function createSimBackend(opts: {
         [releaseOp(resource, key, owner, leaseMs, token, next)],
         `release ${resource} ${owner}${next ? ` next ${next.owner}${next.keepMs > 0 ? ` keep ${next.keepMs}` : ""}` : ""}`,
       );
-      return withNextReads(unwrap<ReleaseReply>(r), resource, key, next);
+      return withNextReads(asReleaseReply(unwrap(r)), resource, key, next);
     },
     releaseAfter<T>(
       write: WriteFn<T>,
@@ -416,7 +416,7 @@ export function createSimBackend(opts: {
         { key, fence: `fence:${resource}`, owner },
         false,
       );
-      const reply = sent.then((s) => withNextReads(s.main, resource, key, next));
+      const reply = sent.then((s) => withNextReads(asReleaseReply(s.main), resource, key, next));
       const written = sent.then(
         (s) =>
           s.ride.then(
@@ -444,4 +444,10 @@ export function createSimBackend(opts: {
 /** As the Redis backend sends it (redis/batch.ts): the decimal token, or "" for none. */
 function tokenArg(token: number | null): string {
   return token === null ? "" : String(token);
+}
+
+/** The model's release and leave return what the scripts do: [code, value, waited?] (see redis/batch.ts). */
+function asReleaseReply(raw: unknown): ReleaseReply {
+  const [code, value, waited] = raw as [ReleaseReply[0], number, number?];
+  return code === 4 ? [4, value, undefined, waited] : ([code, value] as ReleaseReply);
 }

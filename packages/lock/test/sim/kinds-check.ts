@@ -18,7 +18,11 @@ export function checkKinds(s: KindsState): void {
 
 /** Whether Redis holds what the handle believes it holds: its owner's live hold, of its grant, of its mode. */
 export function inRedis(s: KindsState, kind: Kind, h: LockHandle): boolean {
-  if (kind === "mutex") return s.redis().owners(h.key).includes(h.owner);
+  if (kind === "mutex") {
+    const owners = s.redis().owners(h.key);
+    const handedBy = (h as { handedBy?: string }).handedBy;
+    return owners.includes(h.owner) || (handedBy !== undefined && owners.includes(handedBy));
+  }
   const hold = s.shared.live(h.key).get(h.owner);
   return hold !== undefined && hold.t === h.token && (kind === "write" ? hold.w : hold.r) > 0;
 }

@@ -4,6 +4,7 @@ import type { LockHandle, RedisLocks } from "../../src/types.js";
 import type { Faults, SimConnection } from "./backend.js";
 import type { ModelRedis } from "./model.js";
 import { SharedModel } from "./shared-model.js";
+import { handedByTainted } from "./taint.js";
 import type { SimProcess, World } from "./world.js";
 
 /** How a handle holds its lock: a semaphore permit, a read or a write hold, or the mutex. */
@@ -110,7 +111,7 @@ export class KindsState {
   }
 
   isTainted(h: LockHandle): boolean {
-    if (this.tainted.has(h)) return true;
+    if (this.tainted.has(h) || handedByTainted(h, this.tainted, this.taintedGrants)) return true;
     const lost = this.taintedGrants.get(`${h.key}\n${h.owner}`);
     return lost !== undefined && h.token !== null && h.token <= lost;
   }

@@ -367,17 +367,26 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
             items.flatMap((it) => {
               try {
                 const r = s.res[it.i]!;
-                return model.release(r.lock, r.channel, r.fence, it.o, it.l, it.t.model, it.h);
+                const [code, value, waited] = model.release(
+                  r.lock,
+                  r.channel,
+                  r.fence,
+                  it.o,
+                  it.l,
+                  it.t.model,
+                  it.h,
+                );
+                return [code, value, waited ?? -1];
               } catch (e) {
-                return [-1, String((e as Error).message)];
+                return [-1, String((e as Error).message), -1];
               }
             }),
         );
         if (!got) break;
         const [r, mr] = got;
         if (!s.bothOk(label, r, mr)) continue;
-        const rb = normBatch(r.value as unknown[], 2) as unknown[][];
-        const mb = normBatch(mr.value as unknown[], 2) as unknown[][];
+        const rb = normBatch(r.value as unknown[], 3) as unknown[][];
+        const mb = normBatch(mr.value as unknown[], 3) as unknown[][];
         items.forEach((it, j) => {
           const [re, me] = [rb[j]!, mb[j]!];
           if (re[0] === "error" || me[0] === "error") {
@@ -598,6 +607,10 @@ function compareRelease(s: Sequence, label: string, i: number, r: number[], m: n
   if (r[0] !== m[0] || (!handed && r[1] !== m[1]))
     s.fail(`${label}: redis ${JSON.stringify(r)} model ${JSON.stringify(m)}`);
   if (handed) s.token(label, i, m[1]!, r[1]!, true);
+  // A grant to the releasing process's next waiter says whether another process's entry queues (and how long:
+  // times differ between the two, so only whether).
+  if (r[0] === 4 && (r[2] ?? -1) < 0 !== (m[2] ?? -1) < 0)
+    s.fail(`${label}: redis says ${r[2]} ms queued, model ${m[2]}`);
   countRelease(stats, r[0]!);
 }
 

@@ -118,6 +118,13 @@ export class ModelRedis {
     this.keepEntry(q, qt, o, now, qlease, true);
   }
 
+  /** first_other_waited: how long the queue's first entry has waited (ms; -1 none; no join time: since ever). */
+  private firstOtherWaited(q: string, qt: string, now: number): number {
+    const first = this.list(q)?.[0];
+    if (first === undefined) return -1;
+    return now - Number(this.hash(qt)?.get(since(first)) ?? "0");
+  }
+
   private keepsTurn(qt: string, head: string, now: number, keepMs: number): boolean {
     return now - Number(this.hash(qt)?.get(since(head)) ?? "0") < keepMs;
   }
@@ -184,7 +191,8 @@ export class ModelRedis {
     nlease: number,
     keepMs: number,
     waiting: boolean,
-  ): [number, number] {
+    prev: string,
+  ): [number, number, number?] {
     const now = this.nowMs();
     const head = this.liveHead(q, qt, now);
     if (head !== undefined && head !== nxt && !(nxt !== "" && this.keepsTurn(qt, head, now, keepMs))) {
@@ -202,8 +210,12 @@ export class ModelRedis {
       return [3, token];
     }
     if (nxt !== "") {
-      if (head !== undefined) this.dropEntry(q, qt, nxt);
-      const token = this.nextToken(f);
+      let waited = -1;
+      if (head !== undefined) {
+        this.dropEntry(q, qt, nxt);
+        waited = this.firstOtherWaited(q, qt, now);
+      }
+      const token = this.keptToken(f, prev);
       const h = new Map([
         [nxt, "1"],
         ["~handed", nxt],
@@ -211,7 +223,7 @@ export class ModelRedis {
       if (waiting) h.set("~waiters", "1");
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + nlease });
       this.handoffs.next++;
-      return [4, token];
+      return [4, token, waited];
     }
     if (waiting) this.published.push([ch, "1"]);
     return [2, 0];
@@ -237,9 +249,19 @@ export class ModelRedis {
   /** Set when a token was issued at or below one issued before for the same fence (I9). */
   tokenWentBack: string | null = null;
 
+  /** kept_token: the releasing hold's token + 1 (the fence holds it), or nextToken when unknown or gone. */
+  private keptToken(fence: string, prev: string): number {
+    const current = this.str(fence);
+    if (prev === "" || current === undefined) return this.nextToken(fence);
+    return this.issue(fence, Math.max(Number(prev), Number(current)) + 1);
+  }
+
   nextToken(fence: string): number {
     const last = Number(this.str(fence) ?? "0");
-    const token = Math.max(last + 1, this.timeUs());
+    return this.issue(fence, Math.max(last + 1, this.timeUs()));
+  }
+
+  private issue(fence: string, token: number): number {
     const before = this.issued.get(fence) ?? 0;
     if (token <= before) this.tokenWentBack ??= `${fence} issued ${token} after ${before}`;
     this.issued.set(fence, token);
@@ -336,7 +358,7 @@ export class ModelRedis {
     lease: number,
     token: string,
     handoff: HandoffArgs = NO_HANDOFF,
-  ): [number, number] {
+  ): [number, number, number?] {
     const h = this.hash(key);
     if (!h?.has(owner)) return [0, 0];
     if (token !== "") {
@@ -352,7 +374,7 @@ export class ModelRedis {
     const waiting = h.has("~waiters");
     this.data.delete(key);
     const { q, qt, qlease, next, nextLease, keepMs } = handoff;
-    return this.handOver(key, channel, fence, q, qt, qlease, next, nextLease, keepMs, waiting);
+    return this.handOver(key, channel, fence, q, qt, qlease, next, nextLease, keepMs, waiting, token);
   }
 
   /** leave.ts: [0, 0] left | [4, token] passed on to the successor | [3, token] / [2, 0] as release. */
@@ -364,7 +386,7 @@ export class ModelRedis {
     successor: string,
     successorLease: number,
     queue: Omit<QueueArgs, "join">,
-  ): [number, number] {
+  ): [number, number, number?] {
     const { q, qt, qlease } = queue;
     const h = this.hash(key);
     if (h?.get("~handed") === owner) {
@@ -379,7 +401,7 @@ export class ModelRedis {
       }
       const waiting = h.has("~waiters");
       this.data.delete(key);
-      return this.handOver(key, channel, fence, q, qt, qlease, "", 0, 0, waiting);
+      return this.handOver(key, channel, fence, q, qt, qlease, "", 0, 0, waiting, "");
     }
     const items = this.list(q);
     const pos = items?.indexOf(owner) ?? -1;

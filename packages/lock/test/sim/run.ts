@@ -10,6 +10,7 @@ import { createSimBackend, SimConnection, type SimRedis, type SimSubscriber } fr
 import { ModelRedis } from "./model.js";
 import { SimNodeClient, type SimNodeSubscriber } from "./redlock.js";
 import { Rng } from "./rng.js";
+import { handedByTainted } from "./taint.js";
 import { drawWeather, settleBoundOf, wakeBoundOf } from "./weather.js";
 import { SimProcess, World } from "./world.js";
 
@@ -37,6 +38,9 @@ export interface SimResult {
   violation?: string;
   trace: string[];
   stats: { events: number; acquired: number; sold: number; keysLost: number; handoffs: number } & {
+    /** Holds granted early (core/early.ts), and how many of them the store's answer took back. */
+    early?: number;
+    earlyRefused?: number;
     /** Kinds runs (kinds-run.ts): multi-resource acquires made, readers' upgrades granted, refused attempts. */
     multi?: number;
     upgrades?: number;
@@ -121,6 +125,15 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     const votes = new Map<string, number>();
     for (const n of nodes) for (const o of n.owners(key)) votes.set(o, (votes.get(o) ?? 0) + 1);
     return [...votes].filter(([, v]) => v >= quorum).map(([o]) => o);
+  };
+  /**
+   * Redis names the handle's owner, or, for a hold granted early (core/early.ts) whose release is still on its
+   * way, the hold handing it over.
+   */
+  const holdsInRedis = (h: LockHandle): boolean => {
+    const owners = heldBy(h.key);
+    const handedBy = (h as { handedBy?: string }).handedBy;
+    return owners.includes(h.owner) || (handedBy !== undefined && owners.includes(handedBy));
   };
   /** No owner anywhere (with Redlock: on no node, so nothing stands in a waiter's way). */
   const isFree = (key: string): boolean =>
@@ -209,15 +222,19 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const tainted = new Set<LockHandle>();
   /** key + owner → the newest token Redis had granted when the key was lost: those grants are tainted too. */
   const taintedGrants = new Map<string, number>();
-  const isTainted = (h: LockHandle) =>
+  const isTaintedOwn = (h: LockHandle) =>
     tainted.has(h) || (h.token !== null && h.token <= (taintedGrants.get(`${h.key}\n${h.owner}`) ?? -1));
+  // A hold granted early borrows the hold handing it over until its release runs: if that one's key was lost,
+  // so is this one's protection (it learns so from the release's answer).
+  const isTainted = (h: LockHandle) => isTaintedOwn(h) || handedByTainted(h, tainted, taintedGrants);
   const sectionScope = new AsyncLocalStorage<Section>();
   const pending = new Set<PendingAcquire>();
   const freeSince = new Map<string, number>();
   const strandedSince = new Map<string, number>();
   /** How long a waiter's leave may take to land once it gives up: its own call, behind one slow or timed-out one. */
   const leaveBound = faults.commandTimeoutMs + 3 * faults.slowMs + 50;
-  const stats = { events: 0, acquired: 0, sold: 0, keysLost: 0, handoffs: 0 };
+  const stats = { events: 0, acquired: 0, sold: 0, keysLost: 0, handoffs: 0, early: 0, earlyRefused: 0 };
+  const earlyHolds: LockHandle[] = [];
   let sold = 0;
   let badCount = 0;
   const unhandled = (reason: unknown) =>
@@ -232,7 +249,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
 
   const check = () => {
     stats.events++;
-    // I1, I2: one owner holds a resource at a time, and only while Redis says so.
+    // I1, I2: one owner holds a resource at a time, and only while Redis says so (a hold granted early, see
+    // core/early.ts: while Redis still names the hold that is handing it over, its release on its way).
     const byResource = new Map<string, Set<string>>();
     for (const p of procs) {
       for (const h of p.handles) {
@@ -240,7 +258,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         const owners = byResource.get(h.resource) ?? new Set();
         owners.add(h.owner);
         byResource.set(h.resource, owners);
-        if (!heldBy(h.key).includes(h.owner))
+        if (!holdsInRedis(h))
           fail(
             `${p.sim.name}: handle of ${h.owner} on ${h.resource} reports held, but Redis has ${JSON.stringify(heldBy(h.key))}`,
           );
@@ -339,6 +357,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const keep = (p: Proc, h: LockHandle) => {
     p.handles.add(h);
     stats.acquired++;
+    if ((h as { handedBy?: string }).handedBy !== undefined) earlyHolds.push(h);
   };
 
   /** The enclosing sections of `resource` whose locks are held as the call is made (what re-entry may join). */
@@ -383,7 +402,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         let inBody = false;
         const liveAtCall = liveEnclosing(resource);
         const watch = setIntervalSim(() => {
-          if (inBody && hk && !heldBy(hk.key).includes(hk.owner)) protectedThroughout = false;
+          if (inBody && hk && !holdsInRedis(hk)) protectedThroughout = false;
         });
         try {
           await tracked(p, resource, waitMs, (settled) =>
@@ -395,7 +414,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
                 inBody = true;
                 keep(p, h);
                 await body(p, h, depth, liveAtCall);
-                if (!heldBy(h.key).includes(h.owner)) protectedThroughout = false;
+                if (!holdsInRedis(h)) protectedThroughout = false;
                 inBody = false;
               },
               { waitMs, ...leaseOpt },
@@ -621,6 +640,10 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   }
   stats.sold = sold;
   stats.handoffs = redis.handoffs.queued + redis.handoffs.next;
+  stats.early = earlyHolds.length;
+  stats.earlyRefused = earlyHolds.filter(
+    (h) => (h as { lostError?: { reason: string } }).lostError?.reason === "handoff-refused",
+  ).length;
   redis = new ModelRedis(() => world.now);
   return { seed, ok: !violation, violation, trace: world.trace, stats };
 }

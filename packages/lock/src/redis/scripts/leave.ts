@@ -23,7 +23,7 @@ local function leave_one(k, ch, f, q, qt, o, succ, slease, sharded, qlease)
     end
     local waiting = redis.call('hexists', k, '~waiters')
     redis.call('del', k)
-    return hand_over(k, ch, f, q, qt, sharded, qlease, '', 0, 0, waiting)
+    return hand_over(k, ch, f, q, qt, sharded, qlease, '', 0, 0, waiting, '')
   end
   local pos = redis.call('lpos', q, o)
   if pos and succ ~= '' and not redis.call('lpos', q, succ) then

@@ -15,8 +15,9 @@
  * With no live entry, or when the releasing process may keep it a while longer (a bounded streak of local
  * handoffs: while the first live entry has queued for less than `keep_ms`, which the process sets unbounded
  * for its first `localStreak` grants in a row), the releasing process's own next waiter (`nxt`) gets it at once,
- * with its full lease, and learns it from the release's reply; else the lock is free and a `~waiters`
- * mark is answered with the message `1`.
+ * with its full lease and the releasing hold's token + 1, and learns it from the release's reply (with how long
+ * the first other process's entry has queued, -1 none); else the lock is free and a `~waiters` mark is
+ * answered with the message `1`.
  */
 export const QUEUE_BODY = `
 local FENCE_RETENTION_MS = 86400000
@@ -24,6 +25,17 @@ local function next_token(f)
   local t = redis.call('time')
   local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
   local token = math.max(tonumber(redis.call('get', f) or '0') + 1, now_us)
+  redis.call('set', f, string.format('%d', token), 'px', FENCE_RETENTION_MS)
+  return token
+end
+-- A grant the releasing process kept for its own next waiter: the releasing hold's token + 1, so that
+-- process knows the token before the reply (it lets that waiter start at once, see core/early.ts). The
+-- caller has checked the fence holds \`prev\`, so this is above every token issued before; with the counter
+-- gone (evicted, or unused for its retention) nothing vouches for \`prev\`, and time decides as for any grant.
+local function kept_token(f, prev)
+  local current = redis.call('get', f)
+  if prev == '' or not current then return next_token(f) end
+  local token = math.max(tonumber(prev), tonumber(current)) + 1
   redis.call('set', f, string.format('%d', token), 'px', FENCE_RETENTION_MS)
   return token
 end
@@ -71,7 +83,14 @@ end
 local function announce(ch, sharded, message)
   if sharded == '1' then redis.call('spublish', ch, message) else redis.call('publish', ch, message) end
 end
-local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms, waiting)
+-- How long the first entry of another process has queued (ms; -1 none): the releasing process predicts from it
+-- whether its next release may keep the lock (keeps_turn), and then grants it before the reply.
+local function first_other_waited(q, qt, now)
+  local first = redis.call('lindex', q, 0)
+  if not first then return -1 end
+  return now - tonumber(redis.call('hget', qt, 'since ' .. first) or '0')
+end
+local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms, waiting, prev)
   local head, now = queue_head(q, qt)
   if head and head ~= nxt and not (nxt ~= '' and keeps_turn(qt, head, now, keep_ms)) then
     drop_entry(q, qt, head)
@@ -84,12 +103,16 @@ local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms,
     return 3, token
   end
   if nxt ~= '' then
-    if head then drop_entry(q, qt, nxt) end
-    local token = next_token(f)
+    local waited = -1
+    if head then
+      drop_entry(q, qt, nxt)
+      waited = first_other_waited(q, qt, now)
+    end
+    local token = kept_token(f, prev)
     redis.call('hset', k, nxt, 1, '~handed', nxt)
     if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
     redis.call('pexpire', k, nlease)
-    return 4, token
+    return 4, token, waited
   end
   if waiting == 1 then announce(ch, sharded, '1') end
   return 2, 0

@@ -1,0 +1,35 @@
+/**
+ * A local handoff made as the release that makes it is sent, before the store's answer
+ * (CommonLocksOptions.localHandoff). It is made only when that answer is certain: the releasing hold was live
+ * under its own owner name with a known token, and the release forces the grant to stay in this process. The
+ * store then keeps the lock in this process at least until the releasing hold's deadline, whichever way the
+ * release goes, so the new holder borrows that deadline until the answer says the release granted it.
+ */
+export class EarlyGrant {
+  /** True when the store granted the lock as sent (with this token); false when it did not, or no answer came. */
+  readonly answer: Promise<boolean>;
+  private settle!: (granted: boolean) => void;
+
+  constructor(
+    /** The releasing hold's token + 1: what the store gives a grant it keeps in the releasing process. */
+    readonly token: number,
+    /** The releasing hold's local deadline. */
+    readonly until: number,
+    /** The releasing hold's owner name: the store names it until the release runs. */
+    readonly from: string,
+  ) {
+    this.answer = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+  }
+
+  answered(granted: boolean): void {
+    this.settle(granted);
+  }
+}
+
+/**
+ * Less than this left of the releasing hold's lease and no early grant: its answer is a round trip away, and a
+ * borrowed deadline that ran out first would lose the new hold for nothing.
+ */
+export const EARLY_MIN_MS = 50;

@@ -1,0 +1,220 @@
+// Issue 13, the local handoff granted early (core/early.ts): when a release hands the lock to a waiter of its
+// own process and Redis's answer is certain, that waiter starts as the release is sent, not a round trip later.
+// Each case below holds the release in Redis (CLIENT PAUSE WRITE), so "before the answer" is an order, not a
+// speed: the waiter's acquire has resolved while the release's promise is still pending. And the adversarial
+// side: a release Redis refuses, one whose answer is lost, one racing a re-entry of its own owner.
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
+import { createLocks, type LockEvent, LockLostError, type LocksOptions } from "../../src/index.js";
+import { connect, connectThrough, makeLocks, sleep, uniq } from "../helpers.js";
+
+let redis: Redis;
+let side: Redis;
+const conns: Redis[] = [];
+beforeAll(() => {
+  redis = connect();
+  side = connect();
+});
+afterAll(() => {
+  redis.disconnect();
+  side.disconnect();
+  for (const c of conns) c.disconnect();
+});
+
+/** Waiters sleep (no re-check during a case): only the release under test talks to Redis. */
+const QUIET: Partial<LocksOptions> = { retry: { maxMs: 10_000, queueLeaseMs: 60_000 } };
+
+function locksOf(opts: Partial<LocksOptions> = {}) {
+  const conn = connect();
+  conns.push(conn);
+  return makeLocks(conn, { ...QUIET, ...opts });
+}
+
+/** The holder's release is held in Redis for `ms`; resolves to whether it had been answered. */
+async function pauseWrites(ms: number): Promise<void> {
+  await side.call("client", "pause", String(ms), "WRITE");
+}
+
+/** `holder` holds `res`, and one waiter of the same Locks waits (asleep) behind it. */
+async function holderAndWaiter(locks: ReturnType<typeof locksOf>["locks"], res: string) {
+  const held = await locks.acquire(res);
+  const waiting = locks.acquire(res, { waitMs: 20_000 });
+  // The waiter's refused attempt has run: it is queued in Redis and asleep.
+  await vi.waitFor(async () => expect(await redis.llen(`queue:{${res}}`)).toBe(1), { interval: 10 });
+  await sleep(20);
+  return { held, waiting };
+}
+
+describe("a local handoff granted early", () => {
+  it("starts the next waiter as the release is sent, with the releasing token + 1, held in Redis once it runs", async () => {
+    const { locks, events } = locksOf();
+    const res = uniq("early");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+
+    await pauseWrites(500);
+    let answered = false;
+    const releasing = held.release().then((r) => {
+      answered = true;
+      return r;
+    });
+    const next = await waiting;
+    expect(answered).toBe(false);
+    expect(next.token).toBe(held.token! + 1);
+    expect(next.isHeld()).toBe(true);
+    // Its "acquired" comes after the releasing hold's "released" (events keep the store's order).
+    const kinds = events.filter((e) => e.type === "released" || e.type === "acquired").map((e) => e.type);
+    expect(kinds.slice(-2)).toEqual(["released", "acquired"]);
+
+    expect(await releasing).toBe("released");
+    expect(await redis.hget(`lock:{${res}}`, next.owner)).toBe("1");
+    expect(Number(await redis.get(`fence:{${res}}`))).toBe(next.token);
+    expect(await redis.llen(`queue:{${res}}`)).toBe(0);
+    // Confirmed: it holds for its own lease now, not the borrowed deadline, and its release frees the lock.
+    await sleep(20);
+    expect(next.isHeld()).toBe(true);
+    expect(await next.release()).toBe("released");
+    expect(await redis.exists(`lock:{${res}}`)).toBe(0);
+    expect(events.some((e) => e.type === "lost")).toBe(false);
+    await locks.close();
+  });
+
+  it('with localHandoff: "confirmed" the waiter starts only once Redis answered', async () => {
+    const { locks } = locksOf({ localHandoff: "confirmed" });
+    const res = uniq("confirmed");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+
+    await pauseWrites(300);
+    let answered = false;
+    const releasing = held.release().then(() => {
+      answered = true;
+    });
+    const next = await waiting;
+    expect(answered).toBe(true);
+    await releasing;
+    await next.release();
+    await locks.close();
+  });
+
+  it("is lost at once (handoff-refused) when Redis refuses the release: the lock had been lost", async () => {
+    const { locks, events } = locksOf();
+    const res = uniq("refused");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+
+    // The key goes away under its holder (a failover, an eviction), unannounced.
+    await redis.del(`lock:{${res}}`);
+    await pauseWrites(300);
+    const releasing = held.release();
+    const next = await waiting;
+    expect(next.isHeld()).toBe(true);
+    const lost = new Promise<unknown>((resolve) =>
+      next.signal.addEventListener("abort", () => resolve(next.signal.reason)),
+    );
+
+    expect(await releasing).toBe("not-owner");
+    const reason = await lost;
+    expect(reason).toBeInstanceOf(LockLostError);
+    expect((reason as LockLostError).reason).toBe("handoff-refused");
+    expect(next.isHeld()).toBe(false);
+    const lostEvents = events.filter((e): e is Extract<LockEvent, { type: "lost" }> => e.type === "lost");
+    expect(lostEvents.map((e) => [e.owner, e.reason])).toEqual([
+      [held.owner, "not-owner-at-release"],
+      [next.owner, "handoff-refused"],
+    ]);
+    // Nothing of it is left in Redis: no hold, and no queue entry holding the free lock back from others.
+    await vi.waitFor(async () => expect(await redis.llen(`queue:{${res}}`)).toBe(0), { interval: 10 });
+    expect(await redis.exists(`lock:{${res}}`)).toBe(0);
+    const other = createLocks({ redis: side });
+    await (await other.acquire(res, { waitMs: 0 })).release();
+    await other.close();
+    await locks.close();
+  });
+
+  it("is lost (handoff-refused) when the release's answer is lost, and the lock does not stay held by nobody", async () => {
+    const cutter = await startReplyCutter(inject("redisUrl"));
+    const conn = await connectThrough(cutter.url);
+    conns.push(conn);
+    const { locks } = makeLocks(conn, QUIET);
+    const res = uniq("unanswered");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+
+    cutter.holdReplies();
+    const releasing = held.release().then(
+      (r) => r,
+      (e: unknown) => e,
+    );
+    const next = await waiting;
+    // The release ran (Redis granted the waiter), but its answer never comes back.
+    await vi.waitFor(async () => expect(await side.hget(`lock:{${res}}`, next.owner)).toBe("1"), {
+      interval: 10,
+    });
+    cutter.cut();
+    expect(await releasing).toBeInstanceOf(Error);
+    await vi.waitFor(() => expect(next.isHeld()).toBe(false), { interval: 10 });
+    expect((next.signal.reason as LockLostError).reason).toBe("handoff-refused");
+    // Its own waiter's leave passes on what Redis granted it (or its caller's release does): the lock is free
+    // long before the 30 s lease Redis gave it.
+    await next.release().catch(() => {});
+    await vi.waitFor(async () => expect(await side.exists(`lock:{${res}}`)).toBe(0), {
+      timeout: 5_000,
+      interval: 50,
+    });
+    await locks.close();
+    await cutter.close();
+  });
+
+  it("grants nothing early while a re-entry of the releasing owner is in flight (Redis's count is unknown)", async () => {
+    const { locks, events } = locksOf();
+    const res = uniq("reentry");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+
+    // Sent in this order in one tick: the re-entry runs first in Redis, so the release only decrements.
+    const reentry = locks.acquire(res, { owner: held.owner });
+    const releasing = held.release();
+    expect(await releasing).toBe("decremented");
+    const again = await reentry;
+    expect(again.count).toBe(2);
+    let started = false;
+    const next = waiting.then((h) => {
+      started = true;
+      return h;
+    });
+    await sleep(50);
+    // Granted early, it would have started beside the re-entry's hold, and been taken back.
+    expect(started).toBe(false);
+    expect(await again.release()).toBe("released");
+    const h = await next;
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+    expect(events.some((e) => e.type === "lost")).toBe(false);
+    await locks.close();
+  });
+
+  it("a re-entry the early holder makes at once reaches Redis after the release that grants it the lock", async () => {
+    const conn = connect();
+    conns.push(conn);
+    const { locks, events } = makeLocks(conn, QUIET);
+    const res = uniq("early-reentry");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+    // A second waiter keeps the process's wait for the lock (and its subscription) going.
+    const third = locks.acquire(res, { waitMs: 20_000 });
+
+    // The release leaves a little later than commands made after it (another batch, a busy socket): a re-entry
+    // sent at once would reach Redis first, be refused by the hold it re-enters, and wait out its waitMs.
+    const client = conn as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const send = client.lockyardRelease!;
+    client.lockyardRelease = (...args: unknown[]) =>
+      new Promise((resolve) => setTimeout(resolve, 30)).then(() => send.apply(conn, args));
+    const releasing = held.release();
+    const next = await waiting;
+    const inner = await locks.acquire(res, { owner: next.owner, waitMs: 1_000 });
+    expect(inner.count).toBe(2);
+    expect(await releasing).toBe("released");
+    client.lockyardRelease = send;
+    expect(await inner.release()).toBe("decremented");
+    expect(await next.release()).toBe("released");
+    expect(await (await third).release()).toBe("released");
+    expect(events.some((e) => e.type === "lost" || e.type === "timeout")).toBe(false);
+    await locks.close();
+  });
+});
