@@ -145,6 +145,10 @@ export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promi
       sold: 0,
       keysLost,
       handoffs: redis.handoffs.queued + redis.handoffs.next,
+      early: s.earlyHolds.length,
+      earlyRefused: s.earlyHolds.filter(
+        (h) => (h as { lostError?: { reason: string } }).lostError?.reason === "handoff-refused",
+      ).length,
       multi,
       upgrades,
       contended,

@@ -128,5 +128,9 @@ export class KindsState {
   keep(proc: KProc, h: LockHandle, kind: Kind): void {
     this.holds.add({ proc, h, kind });
     this.stats.acquired++;
+    if ((h as { handedBy?: string }).handedBy !== undefined) this.earlyHolds.push(h);
   }
+
+  /** Mutex holds granted early (core/early.ts), for the run's stats. */
+  readonly earlyHolds: LockHandle[] = [];
 }
