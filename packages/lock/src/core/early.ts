@@ -1,3 +1,5 @@
+import type { Clock, Timer } from "./clock.js";
+
 /**
  * A local handoff made as the release that makes it is sent, before the store's answer
  * (CommonLocksOptions.localHandoff). It is made only when that answer is certain: the releasing hold was live
@@ -33,3 +35,37 @@ export class EarlyGrant {
  * borrowed deadline that ran out first would lose the new hold for nothing.
  */
 export const EARLY_MIN_MS = 50;
+
+/**
+ * Waits for an early grant's answer, at most `ms` (none: unbounded, as a store's reply is) and until `signal`
+ * aborts (then rejects with its reason).
+ */
+export function awaitAnswer(
+  clock: Clock,
+  answer: Promise<boolean>,
+  ms: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    let timer: Timer | undefined;
+    const end = () => {
+      if (timer !== undefined) clock.clearTimer(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      end();
+      reject(signal!.reason);
+    };
+    if (ms !== undefined)
+      timer = clock.setTimer(() => {
+        end();
+        resolve();
+      }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    void answer.then(() => {
+      end();
+      resolve();
+    });
+  });
+}

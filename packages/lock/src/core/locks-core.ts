@@ -18,7 +18,7 @@ import {
 } from "./acquire-loop.js";
 import type { LockBackend, ReadsFn, ReleaseReply } from "./backend.js";
 import { Deadlines } from "./deadlines.js";
-import { EARLY_MIN_MS, EarlyGrant } from "./early.js";
+import { awaitAnswer, EARLY_MIN_MS, EarlyGrant } from "./early.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { LateReleases } from "./late-release.js";
 import { type Named, nextWaiterOf } from "./named.js";
@@ -398,6 +398,16 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     return newer > h.token;
   }
 
+  /** A re-entry of an owner granted early goes to the store after that grant's answer, within its own waitMs. */
+  private async reenterAfter(answer: Promise<boolean>, q: Request): Promise<Handle | null> {
+    const start = this.clock.now();
+    const bounded = !q.once && q.waitMs > 0;
+    await awaitAnswer(this.clock, answer, bounded ? q.waitMs : undefined, q.signal);
+    if (!bounded) return acquireLoop(this, q);
+    // Out of time already: one attempt, bounded by its own deadline, ends it (LockTimeoutError if refused).
+    return acquireLoop(this, { ...q, waitMs: Math.max(q.waitMs - (this.clock.now() - start), 1) });
+  }
+
   private open(): void {
     if (this.closed) throw new LocksClosedError();
   }
@@ -451,7 +461,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     const id = `${key}\n${request.owner}`;
     this.reentering.set(id, (this.reentering.get(id) ?? 0) + 1);
     const answer = this.grantedEarly.get(id);
-    const run = answer ? answer.then(() => acquireLoop(this, request)) : acquireLoop(this, request);
+    const run = answer ? this.reenterAfter(answer, request) : acquireLoop(this, request);
     return run.finally(() => {
       const n = this.reentering.get(id)! - 1;
       if (n === 0) this.reentering.delete(id);

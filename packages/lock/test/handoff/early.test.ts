@@ -6,7 +6,13 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
-import { createLocks, type LockEvent, LockLostError, type LocksOptions } from "../../src/index.js";
+import {
+  createLocks,
+  type LockEvent,
+  LockLostError,
+  type LocksOptions,
+  LockTimeoutError,
+} from "../../src/index.js";
 import { connect, connectThrough, makeLocks, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
@@ -215,6 +221,29 @@ describe("a local handoff granted early", () => {
     expect(await next.release()).toBe("released");
     expect(await (await third).release()).toBe("released");
     expect(events.some((e) => e.type === "lost" || e.type === "timeout")).toBe(false);
+    await locks.close();
+  });
+
+  it("a re-entry waiting for that answer still ends within its own waitMs", async () => {
+    const { locks } = locksOf();
+    const res = uniq("early-reentry-bound");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+
+    await pauseWrites(1_500);
+    let answered = false;
+    const releasing = held.release().then(() => {
+      answered = true;
+    });
+    const next = await waiting;
+    const inner = await locks.acquire(res, { owner: next.owner, waitMs: 200 }).then(
+      () => "acquired",
+      (e: unknown) => e,
+    );
+    // It gave up waiting for the answer (Redis still held the release) and ended as any wait does.
+    expect(inner).toBeInstanceOf(LockTimeoutError);
+    expect(answered).toBe(false);
+    await releasing;
+    expect(await next.release()).toBe("released");
     await locks.close();
   });
 });
