@@ -322,7 +322,6 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (granted) g.localStreak++;
     early!.answered(granted);
     if (granted) return;
-    if (reply?.[0] === 0) console.log("EARLYREFUSED", named.w.req.owner);
     // It no longer waits: a grant under another token goes on, and a place in the store's queue the call left
     // it (or may have: no answer) is given up.
     if (reply?.[0] === 4) this.releaseOrphan(w.req, [1, 1, reply[1], undefined]);
