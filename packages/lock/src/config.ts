@@ -4,7 +4,7 @@ import type { LockEvent } from "./events.js";
 import { checkCount, checkMs, checkString } from "./options.js";
 import { defaultInstanceId } from "./owner.js";
 import { checkPrefix, DEFAULT_PREFIX } from "./resource.js";
-import type { CommonLocksOptions, LocalHandoff } from "./types.js";
+import type { CommonLocksOptions, HandoffAdoption, LocalHandoff } from "./types.js";
 
 export interface Config {
   prefix: string;
@@ -20,6 +20,8 @@ export interface Config {
   localStreakMs: number;
   /** See CommonLocksOptions.localHandoff. */
   localHandoff: LocalHandoff;
+  /** See CommonLocksOptions.handoffAdoption. */
+  handoffAdoption: HandoffAdoption;
   instanceId: string;
   emit: ((e: LockEvent) => void) | undefined;
   /** Time and timers: real unless the deterministic simulation passes its own. */
@@ -58,7 +60,8 @@ export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntim
     queueLeaseMs: checkMs("retry.queueLeaseMs", retry.queueLeaseMs ?? 3 * (retryMaxMs + jitterMs), 3),
     localStreak: checkCount("localStreak", o.localStreak ?? 4, 0),
     localStreakMs: checkMs("localStreakMs", o.localStreakMs ?? 20, 0),
-    localHandoff: checkLocalHandoff(o.localHandoff ?? "early"),
+    localHandoff: checkOneOf("localHandoff", o.localHandoff ?? "early", LOCAL_HANDOFFS),
+    handoffAdoption: checkOneOf("handoffAdoption", o.handoffAdoption ?? "message", HANDOFF_ADOPTIONS),
     instanceId: checkString(
       "instanceId",
       o.instanceId ?? defaultInstanceId(),
@@ -80,13 +83,10 @@ export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntim
 }
 
 const LOCAL_HANDOFFS: readonly LocalHandoff[] = ["early", "confirmed"];
+const HANDOFF_ADOPTIONS: readonly HandoffAdoption[] = ["message", "attempt"];
 
-function checkLocalHandoff(value: unknown): LocalHandoff {
-  if (!LOCAL_HANDOFFS.includes(value as LocalHandoff))
-    throw new InvalidOptionError(
-      "localHandoff",
-      value,
-      `one of ${LOCAL_HANDOFFS.map((v) => `"${v}"`).join(", ")}`,
-    );
-  return value as LocalHandoff;
+function checkOneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T))
+    throw new InvalidOptionError(name, value, `one of ${allowed.map((v) => `"${v}"`).join(", ")}`);
+  return value as T;
 }

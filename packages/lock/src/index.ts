@@ -27,6 +27,7 @@ export { fenceKey, isValidResource, lockKey, queueKeyOf, releaseChannel } from "
 export type {
   AcquireOptions,
   CommonLocksOptions,
+  HandoffAdoption,
   ListOptions,
   LocalHandoff,
   LockHandle,

@@ -141,6 +141,8 @@ export interface Locks {
 
 /** See CommonLocksOptions.localHandoff. */
 export type LocalHandoff = "early" | "confirmed";
+/** See CommonLocksOptions.handoffAdoption. */
+export type HandoffAdoption = "message" | "attempt";
 
 export interface CommonLocksOptions {
   /** Key prefix; keys are `<prefix>{<resource>}`. Default "lock:". */
@@ -175,6 +177,16 @@ export interface CommonLocksOptions {
    * round trip later), and `isHeld()` is never true before Redis has granted it.
    */
   localHandoff?: LocalHandoff;
+  /**
+   * When another process's release hands the lock to a waiter of this process (Redis stores): "message" (default)
+   * lets that waiter start from the handoff message, without an attempt of its own, whenever it can show the
+   * store's claim on it is live: a refusal it heard saw a lower fencing token than the message's, so the handoff
+   * ran after that refused call was sent, and the claim lease (the holder's `retry.queueLeaseMs`) lasts at least
+   * that long from then. Its handle holds under that bound until the watchdog's first renewal, which runs halfway
+   * there. Waiters with an explicit `leaseMs` or `reads` adopt with an attempt. "attempt": every handoff is
+   * adopted with an attempt (one round trip more).
+   */
+  handoffAdoption?: HandoffAdoption;
   /** First part of owner ids `<instanceId>:<128-bit hex>`. Default `hostname:pid`. */
   instanceId?: string;
   /** Called synchronously for every event; exceptions it throws are ignored. */

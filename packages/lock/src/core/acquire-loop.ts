@@ -43,6 +43,8 @@ export interface Waited {
   attempts: number;
   /** Granted early by a release of ours not yet answered (early.ts). */
   early?: EarlyGrant;
+  /** Held from another process's handoff message: the store's claim lasts until then (by-message.ts). */
+  claimedUntil?: number;
 }
 
 export interface Request extends Lease {
@@ -115,6 +117,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   }
   const w = newWaiter(q);
   if (join) w.standing = "joined";
+  if (a.fence !== undefined) w.probe = { sentAt, fence: a.fence };
   const g = leaveFast(host, q.resource, {
     failed: "held",
     queue: w,
@@ -202,6 +205,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
           return handOver(host, q, a.reply, { sentAt, start: s.start, attempts: s.attempts });
         }
         if (join) w.standing = "joined";
+        if (a.fence !== undefined) w.probe = { sentAt, fence: a.fence };
         s.pttl = a.pttl;
         s.failedJustNow = true;
         continue;
@@ -239,7 +243,7 @@ function takeHanded(host: LoopHost, q: Request, s: WaitState): Handle | Promise<
   w.handed = undefined;
   w.done = true;
   w.standing = "none";
-  g.grantEndsBy = grant.sentAt + q.leaseMs;
+  g.grantEndsBy = Math.min(grant.sentAt + q.leaseMs, grant.claimedUntil ?? Number.POSITIVE_INFINITY);
   // The releasing holder names our successor in its own release.
   g.leave(w, "wait");
   host.dropIfIdle(g, q.resource);
@@ -254,6 +258,7 @@ function takeHanded(host: LoopHost, q: Request, s: WaitState): Handle | Promise<
     start: s.start,
     attempts: s.attempts,
     early: grant.early,
+    claimedUntil: grant.claimedUntil,
   });
 }
 
@@ -266,6 +271,7 @@ function newWaiter(q: Request): Waiter {
     handed: undefined,
     done: false,
     attempting: false,
+    probe: undefined,
   };
 }
 

@@ -1,9 +1,11 @@
 import type { Granted, LoopHost, Request } from "./acquire-loop.js";
+import type { AcquireReply } from "./backend.js";
 
 /** One acquire attempt as the loop sees it. */
 export type Attempt =
   | { outcome: "granted"; reply: Granted }
-  | { outcome: "held"; pttl: number }
+  /** `fence`: the last token the store had issued when it refused (stores that hand over; see by-message.ts). */
+  | { outcome: "held"; pttl: number; fence: number | undefined }
   /** The caller's deadline passed or its signal aborted before the store answered. */
   | { outcome: "gave-up"; reason: "deadline" | "aborted" };
 
@@ -73,13 +75,13 @@ export function attemptWithin(
 }
 
 /** A broken `reads` ends the acquire with its error, and a grant it came with is released. */
-function checked(host: LoopHost, q: Request, r: Granted | [0, number]): Attempt {
+function checked(host: LoopHost, q: Request, r: AcquireReply): Attempt {
   const error = q.readsFailure?.error;
   if (error === undefined) return toAttempt(r);
   if (r[0] === 1) host.releaseOrphan(q, r);
   throw error;
 }
 
-function toAttempt(r: Granted | [0, number]): Attempt {
-  return r[0] === 1 ? { outcome: "granted", reply: r } : { outcome: "held", pttl: r[1] };
+function toAttempt(r: AcquireReply): Attempt {
+  return r[0] === 1 ? { outcome: "granted", reply: r } : { outcome: "held", pttl: r[1], fence: r[2] };
 }

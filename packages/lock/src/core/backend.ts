@@ -6,7 +6,7 @@ import type { LockInfo } from "../types.js";
  * Replies are plain tuples so the hot path allocates nothing beyond what the client already made.
  */
 export interface LockBackend {
-  /** [1, count, token] acquired or re-entered; [0, pttlMs] held by another owner (the attempt marks a waiter). */
+  /** [1, count, token] acquired or re-entered; [0, pttlMs, fence?] held by another owner (the attempt marks a waiter). */
   acquire(
     resource: string,
     key: string,
@@ -98,8 +98,11 @@ export interface LockBackend {
   validityMarginMs?(leaseMs: number): number;
 }
 
-/** A success carries the promise of the attempt's `reads`, when it had some. */
-export type AcquireReply = [1, number, number | null, Promise<unknown>?] | [0, number];
+/**
+ * A success carries the promise of the attempt's `reads`, when it had some. A refusal may say the last token the
+ * store had issued when it ran (stores that hand over): a handoff announced with a greater token ran after it.
+ */
+export type AcquireReply = [1, number, number | null, Promise<unknown>?] | [0, number, number?];
 /**
  * Read-only commands a store issues right after an acquire attempt. The core never calls it: it only passes
  * it to the store, so the client type is the store's business (`never` here; the Redis store's public type
@@ -123,8 +126,8 @@ export type WriteFn<T> = (client: never) => Promise<T>;
 export type ReleaseReply = [0 | 1 | 2, number?] | [3, number] | [4, number, Promise<unknown>?, number?];
 
 /**
- * A release message: `message` is `h:<owner>` when the lock was handed to that owner's waiter (see
- * redis/scripts/queue.ts); anything else announces a free lock.
+ * A release message: `message` is `h:<owner> <token> <claimMs>` when the lock was handed to that owner's waiter
+ * (see redis/scripts/queue.ts and by-message.ts); anything else announces a free lock.
  */
 export type OnReleaseMessage = (resource: string, message?: string) => void;
 

@@ -52,6 +52,8 @@ export interface HandleInit {
   ownOwner: boolean;
   /** Granted by a release of ours not yet answered (early.ts). */
   early?: EarlyGrant;
+  /** Held from another process's handoff message: the store's claim on it lasts until then (by-message.ts). */
+  claimedUntil?: number;
 }
 
 /**
@@ -69,11 +71,15 @@ export class Handle implements LockHandle, ReleaseListener {
   readonly watchdog: boolean;
   readonly ownOwner: boolean;
   readonly acquiredAt: number;
+  /** Held from another process's handoff message, without an attempt (by-message.ts). */
+  readonly byMessage: boolean;
   /** Local deadline: the lock surely exists until then (measured from before the request was sent). */
   deadline: number;
   /** The lease minus the backend's validity margin: how long after a request the lock surely exists. */
   readonly validMs: number;
   nextRenewAt: number;
+  /** A watchdog batch takes the handle along when it is due within this many ms (renewals coalesce). */
+  renewWindowMs: number;
   renewing = false;
   lostError: LockLostError | undefined;
   reads: Promise<unknown> | undefined;
@@ -105,7 +111,16 @@ export class Handle implements LockHandle, ReleaseListener {
     this.validMs = init.leaseMs - (host.backend.validityMarginMs?.(init.leaseMs) ?? 0);
     this.deadline = init.sentAt + this.validMs;
     this.nextRenewAt = init.watchdog ? init.sentAt + init.leaseMs / 3 : Number.POSITIVE_INFINITY;
-    const { early } = init;
+    this.renewWindowMs = init.leaseMs / 6;
+    const { early, claimedUntil } = init;
+    this.byMessage = claimedUntil !== undefined;
+    if (claimedUntil !== undefined && claimedUntil < this.deadline) {
+      // The store holds it under the handoff's claim lease until a renewal raises that to the lease: renew
+      // halfway to the claim's end, on time rather than with a batch.
+      this.deadline = claimedUntil;
+      this.nextRenewAt = Math.min(this.nextRenewAt, init.sentAt + (claimedUntil - init.sentAt) / 2);
+      this.renewWindowMs = 0;
+    }
     if (early) {
       this.deadline = Math.min(this.deadline, early.until);
       this.handedBy = early.from;
@@ -157,6 +172,7 @@ export class Handle implements LockHandle, ReleaseListener {
     }
     if (sentAt + this.validMs > this.deadline) this.deadline = sentAt + this.validMs;
     if (this.watchdog) this.nextRenewAt = sentAt + this.leaseMs / 3;
+    this.renewWindowMs = this.leaseMs / 6;
     this.host.emit?.({ type: "renewed", resource: this.resource, owner: this.owner, leaseMs: this.leaseMs });
   }
 

@@ -17,6 +17,7 @@ import {
   type Waited,
 } from "./acquire-loop.js";
 import type { LockBackend, ReadsFn, ReleaseReply } from "./backend.js";
+import { claimedUntil, type HandedMessage, parseHanded } from "./by-message.js";
 import { Deadlines } from "./deadlines.js";
 import { awaitAnswer, EARLY_MIN_MS, EarlyGrant } from "./early.js";
 import { Handle, type HandleHost } from "./handle.js";
@@ -25,7 +26,7 @@ import { type Named, nextWaiterOf } from "./named.js";
 import { guardReads, type ReadsFailure } from "./reads.js";
 import { Scope } from "./scope.js";
 import { Subscriptions } from "./subscriptions.js";
-import { Gate, type QueueStanding, type WaiterRequest } from "./waiters.js";
+import { Gate, type QueueStanding, type Waiter, type WaiterRequest } from "./waiters.js";
 import { Scheduler } from "./watchdog.js";
 
 /** The Locks implementation over any backend: handles, watchdog, waiter FIFO, scope and lost-lock logic. */
@@ -72,7 +73,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       (resource, message) => {
         const g = this.gates.get(resource);
         if (!(g instanceof Gate)) return;
-        if (message?.startsWith(HANDED_TO)) g.onHandedTo(message.slice(HANDED_TO.length));
+        if (message?.startsWith(HANDED_TO)) this.handedTo(g, parseHanded(message.slice(HANDED_TO.length)));
         else if (message?.startsWith(OWED_TO)) g.onOwed(message.slice(OWED_TO.length).split(" "));
         else g.onRelease();
       },
@@ -310,6 +311,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       return;
     }
     if (inQueue) w.standing = "joined";
+    // Our release handed the lock elsewhere and queued this waiter: a handoff back to it runs after (by-message.ts).
+    if (reply?.[0] === 3) w.probe = { sentAt: named.sentAt, fence: reply[1] };
     if (reply === undefined) w.attemptNow = true;
     // It may have been told to look while it was named (it could not): let it now.
     w.wake?.();
@@ -326,6 +329,26 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     // it (or may have: no answer) is given up.
     if (reply?.[0] === 4) this.releaseOrphan(w.req, [1, 1, reply[1], undefined]);
     if (reply === undefined || reply[0] === 3 || named.before === "joined") this.leaveQueue(w.req);
+  }
+
+  /** The store handed the lock to a waiter of ours: it holds it from the message when that is safe, else it looks. */
+  private handedTo(g: Gate, m: HandedMessage): void {
+    const w = g.queue.find((x) => x.req.owner === m.owner);
+    if (w && this.holdsByMessage(g, w, m)) return;
+    g.onHandedTo(m.owner);
+  }
+
+  private holdsByMessage(g: Gate, w: Waiter, m: HandedMessage): boolean {
+    if (this.cfg.handoffAdoption !== "message" || m.token === undefined || m.claimMs === undefined)
+      return false;
+    // Between attempts and named by no call of ours: an answer in flight could grant it the lock as well.
+    if (w.standing !== "joined" || w.attempting || w.done || w.handed) return false;
+    // The store holds it under the claim lease until a renewal raises it to the lease asked for (only the
+    // watchdog renews by itself), and reads go out with an attempt.
+    if (!w.req.watchdog || w.req.reads) return false;
+    const until = claimedUntil(w.probe, m.token, m.claimMs);
+    if (until === undefined || until - this.clock.now() < m.claimMs / 3) return false;
+    return g.grant(w, { token: m.token, reads: undefined, sentAt: w.probe!.sentAt, claimedUntil: until });
   }
 
   subscribe(g: Gate, resource: string): void {
@@ -363,6 +386,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       sentAt: w.sentAt,
       ownOwner: !q.bypass,
       early: w.early,
+      claimedUntil: w.claimedUntil,
     });
     if (reads) h.reads = reads;
     this.scheduler.add(h);

@@ -1,4 +1,5 @@
 import type { ReadsFn } from "./backend.js";
+import type { Probe } from "./by-message.js";
 import type { Clock } from "./clock.js";
 import type { EarlyGrant } from "./early.js";
 
@@ -10,6 +11,8 @@ export interface HandedGrant {
   sentAt: number;
   /** Granted before that release's answer (early.ts). */
   early?: EarlyGrant;
+  /** Handed over by another process's release, held from its message: the store's claim lasts until then (by-message.ts). */
+  claimedUntil?: number;
 }
 
 /**
@@ -26,6 +29,8 @@ export interface WaiterRequest {
   owner: string;
   leaseMs: number;
   reads: ReadsFn | undefined;
+  /** Renewed by the watchdog (no explicit leaseMs). */
+  watchdog: boolean;
   /** The owner name is a re-entry scope's or the caller's: such a waiter is never handed a lock. */
   bypass: boolean;
 }
@@ -45,6 +50,8 @@ export interface Waiter {
   done: boolean;
   /** Its own attempt is in flight: it must not be named too (both could grant it the lock). */
   attempting: boolean;
+  /** The latest call the store ran while it queued, with the token the store had issued by then (by-message.ts). */
+  probe: Probe | undefined;
 }
 
 /** Whether release messages for the gate's resource reach this process yet. */

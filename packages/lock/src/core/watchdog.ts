@@ -27,7 +27,7 @@ export class Scheduler {
   add(h: Handle): void {
     if (this.stopped) return;
     this.handles.add(h);
-    // An early grant's borrowed deadline may come before its first renewal.
+    // An early grant's borrowed deadline, or a claim's, may come before its first renewal.
     this.timer.armBy(h.watchdog ? Math.min(h.nextRenewAt, h.deadline) : h.deadline);
   }
 
@@ -64,7 +64,7 @@ export class Scheduler {
     const batch: Handle[] = [];
     for (const h of this.handles) {
       if (now >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
-      else if (h.watchdog && !h.renewing && now >= h.nextRenewAt - h.leaseMs / 6) {
+      else if (h.watchdog && !h.renewing && now >= h.nextRenewAt - h.renewWindowMs) {
         h.renewing = true;
         batch.push(h);
       }
@@ -98,7 +98,7 @@ export class Scheduler {
       h.renewing = false;
       const ok = answers?.[i];
       if (ok !== undefined) h.renewed(ok, sentAt);
-      else h.nextRenewAt = now + Math.min(h.leaseMs / 10, 1000);
+      else h.nextRenewAt = now + Math.min(h.leaseMs / 10, 1000, Math.max(0, (h.deadline - now) / 2));
     });
     this.rearm();
   }

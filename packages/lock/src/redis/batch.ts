@@ -162,7 +162,7 @@ function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[], order: InOrde
         const c = part[i]!;
         const ok = out[3 * i];
         if (ok === 1) c.resolve([1, out[3 * i + 1] as number, out[3 * i + 2] as number]);
-        else if (ok === 0) c.resolve([0, out[3 * i + 1] as number]);
+        else if (ok === 0) c.resolve([0, out[3 * i + 1] as number, out[3 * i + 2] as number]);
         else c.reject(new ReplyError(String(out[3 * i + 1])));
       }
     },

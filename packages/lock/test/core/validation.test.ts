@@ -142,6 +142,8 @@ describe("bad input gets typed errors with no Redis call", () => {
       { redis: idle, localStreakMs: 1.5 },
       { redis: idle, localHandoff: "sometimes" },
       { redis: idle, localHandoff: true },
+      { redis: idle, handoffAdoption: "eventually" },
+      { redis: idle, handoffAdoption: 1 },
     ];
     for (const o of bad) expect(() => createLocks(o as never), JSON.stringify(o)).toThrow(InvalidOptionError);
     expect(() => createLocks(undefined as never)).toThrow(InvalidOptionError);

@@ -2,7 +2,7 @@
 // and tells only that waiter. Each Locks below has a connection of its own, as a separate process would.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Locks, RetryOptions } from "../../src/index.js";
+import type { Locks, LocksOptions, RetryOptions } from "../../src/index.js";
 import { queueKeyOf } from "../../src/resource.js";
 import { commandStats, connect, makeLocks, uniq } from "../helpers.js";
 
@@ -17,10 +17,14 @@ afterAll(() => {
 });
 
 /** A Locks on a connection of its own: another process, as far as Redis can tell. */
-function process_(instanceId: string, retry: RetryOptions = { maxMs: 500, jitterMs: 20 }) {
+function process_(
+  instanceId: string,
+  retry: RetryOptions = { maxMs: 500, jitterMs: 20 },
+  opts: Partial<LocksOptions> = {},
+) {
   const conn = connect();
   extra.push(conn);
-  return makeLocks(conn, { instanceId, retry });
+  return makeLocks(conn, { instanceId, retry, ...opts });
 }
 
 /** Makes a Locks deaf to release messages (its subscriber gone, never back): only its re-checks remain. */
@@ -37,7 +41,8 @@ describe("the release hands the lock over", () => {
   it("to the queued waiter of another process: one message naming it, adopted with count 1, a higher token", async () => {
     const resource = uniq("handoff");
     const a = process_("proc-a");
-    const b = process_("proc-b");
+    // Adopted by an attempt; by-message.test.ts has the default, held from the message.
+    const b = process_("proc-b", undefined, { handoffAdoption: "attempt" });
     const held = await a.locks.acquire(resource);
     const waiting = b.locks.acquire(resource);
     await expect.poll(() => queueOf(resource)).toHaveLength(1);
@@ -48,7 +53,8 @@ describe("the release hands the lock over", () => {
     await sub.subscribe(`lock-released:{${resource}}`);
     expect(await held.release()).toBe("released");
     const h = await waiting;
-    expect(messages).toEqual([`h:${h.owner}`]);
+    // The owner, the token it was handed and the claim's lease (a's retry.queueLeaseMs: 3 × (500 + 20)).
+    expect(messages).toEqual([`h:${h.owner} ${h.token} 1560`]);
     expect(h.token).toBeGreaterThan(held.token!);
     // Adopted, not re-entered: the release had handed it a count of 1.
     expect(b.events.find((e) => e.type === "acquired")).toMatchObject({ count: 1 });

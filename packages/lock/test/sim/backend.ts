@@ -348,7 +348,7 @@ export function createSimBackend(opts: {
       if (!reads) {
         const [r] = await conn.send<[Settled]>([op], `acquire ${resource} ${owner}`);
         const v = unwrap<[number, number, number]>(r);
-        return v[0] === 1 ? [1, v[1], v[2]] : [0, v[1]];
+        return v[0] === 1 ? [1, v[1], v[2]] : [0, v[1], v[2]];
       }
       const { main, ride } = await withRiders<[number, number, number]>(
         `acquire+read ${resource} ${owner}`,
@@ -357,7 +357,7 @@ export function createSimBackend(opts: {
         { key, fence, owner },
         true,
       );
-      return main[0] === 1 ? [1, main[1], main[2], ride] : [0, main[1]];
+      return main[0] === 1 ? [1, main[1], main[2], ride] : [0, main[1], main[2]];
     },
     canRead: true,
     handsOver: true,

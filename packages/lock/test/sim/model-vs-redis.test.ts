@@ -136,12 +136,20 @@ class Sequence extends DiffSequence {
   async comparePublished(): Promise<void> {
     const want = new Map<string, string[]>();
     for (const [ch, body] of [...this.model.published, ...this.model.messages])
-      want.set(ch, [...(want.get(ch) ?? []), body]);
+      want.set(ch, [...(want.get(ch) ?? []), this.handoffInRedis(ch, body)]);
     this.published = this.model.published.length + this.model.messages.length;
     const show = (m: Map<string, string[]>) =>
       this.res.map((k) => `${k.channel}=${JSON.stringify([...(m.get(k.channel) ?? [])].sort())}`).join(" ");
     for (let i = 0; i < 50 && show(messages) !== show(want); i++) await sleep(5);
     if (show(messages) !== show(want)) this.fail(`published: Redis ${show(messages)}, model ${show(want)}`);
+  }
+
+  /** A handoff's message names the model's token: the one Redis issued in its place is expected. */
+  private handoffInRedis(channel: string, body: string): string {
+    const m = /^(h:\S+) (\d+) (\d+)$/.exec(body);
+    const i = this.res.findIndex((k) => k.channel === channel);
+    if (!m || i < 0) return body;
+    return `${m[1]} ${this.translate(i, m[2]!)} ${m[3]}`;
   }
 
   get publishedCount(): number {
@@ -587,7 +595,9 @@ function checkAcquire(s: Sequence, label: string, i: number, r: number[], m: num
     else stats.reentered++;
   } else {
     stats.refused++;
-    if (r[2] !== 0 || m[2] !== 0 || Math.abs(r[1]! - m[1]!) > TTL_SLACK || r[1]! < 0 !== m[1]! < 0)
+    // The last token issued: the same one on both sides (0 none).
+    const fence = m[2] === 0 ? 0 : s.tokens[i]!.get(m[2]!);
+    if (r[2] !== fence || Math.abs(r[1]! - m[1]!) > TTL_SLACK || r[1]! < 0 !== m[1]! < 0)
       s.fail(`${label}: refused with ${JSON.stringify(r)} in Redis, ${JSON.stringify(m)} in the model`);
   }
 }

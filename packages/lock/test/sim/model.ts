@@ -45,7 +45,7 @@ export class ModelRedis {
   private data = new Map<string, Entry>();
   /** Handoffs made: to another process's queued waiter (release code 3), to the releaser's own next (4). */
   readonly handoffs = { queued: 0, next: 0 };
-  /** Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `h:<owner>`). */
+  /** Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `h:<owner> <token> <qlease>`). */
   published: [string, string][] = [];
 
   constructor(
@@ -205,7 +205,7 @@ export class ModelRedis {
       if (waiting) h.set("~waiters", "1");
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + qlease });
       if (nxt !== "") this.joinQueue(q, qt, nxt, now, qlease);
-      this.published.push([ch, `h:${head}`]);
+      this.published.push([ch, `h:${head} ${token} ${qlease}`]);
       this.handoffs.queued++;
       return [3, token];
     }
@@ -272,7 +272,7 @@ export class ModelRedis {
     return token;
   }
 
-  /** acquire.ts: [1, count, token] | [0, pttl, 0]. */
+  /** acquire.ts: [1, count, token] | [0, pttl, fence]. */
   acquire(
     key: string,
     fence: string,
@@ -287,8 +287,9 @@ export class ModelRedis {
       const now = this.nowMs();
       const head = this.liveHead(q, qt, now);
       if (head !== undefined && head !== owner) {
+        const last = this.fenceOf(fence);
         if (join) this.joinQueue(q, qt, owner, now, qlease);
-        return [0, Math.max(1, Number(this.hash(qt)!.get(head)) - now), 0];
+        return [0, Math.max(1, Number(this.hash(qt)!.get(head)) - now), last];
       }
       const token = this.nextToken(fence);
       if (head !== undefined) this.dropEntry(q, qt, owner);
@@ -314,9 +315,15 @@ export class ModelRedis {
       this.raiseTtl(key, lease);
       return [1, count, token];
     }
+    const last = this.fenceOf(fence);
     h.set("~waiters", "1");
     if (join) this.joinQueue(q, qt, owner, this.nowMs(), qlease);
-    return [0, this.pttl(key), 0];
+    return [0, this.pttl(key), last];
+  }
+
+  /** fence_of: the last token issued (0 none), as a refusal reports it. */
+  private fenceOf(fence: string): number {
+    return Number(this.str(fence) ?? "0");
   }
 
   /** Messages published with a body (Redlock's release names its owner): [channel, message]. */

@@ -41,6 +41,8 @@ export interface SimResult {
     /** Holds granted early (core/early.ts), and how many of them the store's answer took back. */
     early?: number;
     earlyRefused?: number;
+    /** Holds taken from another process's handoff message (core/by-message.ts). */
+    byMessage?: number;
     /** Kinds runs (kinds-run.ts): multi-resource acquires made, readers' upgrades granted, refused attempts. */
     multi?: number;
     upgrades?: number;
@@ -201,6 +203,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         // Both bounds of the local streak, each way: strict order, by count, by how long others queued.
         localStreak: rng.pick([0, 1, 4]),
         localStreakMs: rng.pick([0, 20, 200]),
+        handoffAdoption: rng.chance(0.25) ? "attempt" : "message",
       },
       { clock: sim.clock, random: () => rng.next() },
     );
@@ -233,7 +236,16 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const strandedSince = new Map<string, number>();
   /** How long a waiter's leave may take to land once it gives up: its own call, behind one slow or timed-out one. */
   const leaveBound = faults.commandTimeoutMs + 3 * faults.slowMs + 50;
-  const stats = { events: 0, acquired: 0, sold: 0, keysLost: 0, handoffs: 0, early: 0, earlyRefused: 0 };
+  const stats = {
+    events: 0,
+    acquired: 0,
+    sold: 0,
+    keysLost: 0,
+    handoffs: 0,
+    early: 0,
+    earlyRefused: 0,
+    byMessage: 0,
+  };
   const earlyHolds: LockHandle[] = [];
   let sold = 0;
   let badCount = 0;
@@ -358,6 +370,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     p.handles.add(h);
     stats.acquired++;
     if ((h as { handedBy?: string }).handedBy !== undefined) earlyHolds.push(h);
+    if ((h as { byMessage?: boolean }).byMessage) stats.byMessage++;
   };
 
   /** The enclosing sections of `resource` whose locks are held as the call is made (what re-entry may join). */

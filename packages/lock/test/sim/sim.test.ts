@@ -48,6 +48,7 @@ describe("deterministic simulation of the lock", () => {
       let handoffs = 0;
       let early = 0;
       let earlyRefused = 0;
+      let byMessage = 0;
       const kindsStats = { multi: 0, upgrades: 0, contended: 0 };
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
@@ -61,6 +62,7 @@ describe("deterministic simulation of the lock", () => {
         handoffs += r.stats.handoffs;
         early += r.stats.early ?? 0;
         earlyRefused += r.stats.earlyRefused ?? 0;
+        byMessage += r.stats.byMessage ?? 0;
         kindsStats.multi += r.stats.multi ?? 0;
         kindsStats.upgrades += r.stats.upgrades ?? 0;
         kindsStats.contended += r.stats.contended ?? 0;
@@ -96,7 +98,7 @@ describe("deterministic simulation of the lock", () => {
           `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
         );
       console.log(
-        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs (${early} granted early, ${earlyRefused} taken back), ${keysLost} lock keys lost${KINDS ? `, ${kindsStats.multi} multi-resource acquires, ${kindsStats.upgrades} upgrades, ${kindsStats.contended} refused attempts` : ""}, ${secs} s`,
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs (${early} granted early, ${earlyRefused} taken back, ${byMessage} held from the message), ${keysLost} lock keys lost${KINDS ? `, ${kindsStats.multi} multi-resource acquires, ${kindsStats.upgrades} upgrades, ${kindsStats.contended} refused attempts` : ""}, ${secs} s`,
       );
     },
     Math.max(600_000, SEEDS * 2_000),

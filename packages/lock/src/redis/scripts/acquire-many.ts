@@ -6,7 +6,7 @@ import { ACQUIRE_BODY } from "./acquire.js";
  * KEYS[4i-3..4i] lock hash, fence counter, waiter queue and entry leases of lock i
  * ARGV[5i-4..5i] owner, leaseMs, more, join and qleaseMs of lock i (as acquire's ARGV[1..5])
  * Returns a flat array, three entries per lock, in order: {1, count, token} acquired, adopted or re-entered,
- * {0, pttl, 0} refused (and `~waiters` marked), or {-1, message, 0} when that lock's commands raised an
+ * {0, pttl, fence} refused (and `~waiters` marked), or {-1, message, 0} when that lock's commands raised an
  * error (e.g. WRONGTYPE): the other locks of the batch are unaffected, as with one call each.
  * Locks are handled one after another, so two entries for the same lock behave as two calls in that order.
  */

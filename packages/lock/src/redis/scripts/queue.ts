@@ -9,9 +9,12 @@
  * themselves once no entry has been refreshed for `qlease`.
  *
  * A release that frees the lock hands it over in the same script (hand_over): to the first live entry,
- * with a claim lease of `qlease` and the field `~handed` naming the new owner, announced as `h:<owner>` on
- * the release channel; that waiter adopts it with its next attempt (acquire with join = '1'). A dead or
- * gone waiter never adopts, so the claim runs out within `qlease` and the next entry's re-check takes it.
+ * with a claim lease of `qlease` and the field `~handed` naming the new owner, announced as
+ * `h:<owner> <token> <qlease>` on the release channel. That waiter holds it from the message alone when it can
+ * prove the claim is live (a refusal it heard answered a fence below that token, so the handoff ran after that
+ * refused call was sent: core/by-message.ts), else it adopts it with its next attempt (acquire with join = '1').
+ * A dead or gone waiter never does either, so the claim runs out within `qlease` and the next entry's re-check
+ * takes it.
  * With no live entry, or when the releasing process may keep it a while longer (a bounded streak of local
  * handoffs: while the first live entry has queued for less than `keep_ms`, which the process sets unbounded
  * for its first `localStreak` grants in a row), the releasing process's own next waiter (`nxt`) gets it at once,
@@ -38,6 +41,10 @@ local function kept_token(f, prev)
   local token = math.max(tonumber(prev), tonumber(current)) + 1
   redis.call('set', f, string.format('%d', token), 'px', FENCE_RETENTION_MS)
   return token
+end
+-- The last token issued, as a refused attempt reports it: a handoff announced with a greater token ran after it.
+local function fence_of(f)
+  return tonumber(redis.call('get', f) or '0')
 end
 local function now_ms()
   local t = redis.call('time')
@@ -99,7 +106,7 @@ local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms,
     if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
     redis.call('pexpire', k, qlease)
     if nxt ~= '' then join_queue(q, qt, nxt, now, qlease) end
-    announce(ch, sharded, 'h:' .. head)
+    announce(ch, sharded, string.format('h:%s %d %d', head, token, qlease))
     return 3, token
   end
   if nxt ~= '' then
