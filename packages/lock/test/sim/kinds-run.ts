@@ -146,6 +146,7 @@ export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promi
       keysLost,
       handoffs: redis.handoffs.queued + redis.handoffs.next,
       early: s.earlyHolds.length,
+      byMessage: s.byMessage,
       earlyRefused: s.earlyHolds.filter(
         (h) => (h as { lostError?: { reason: string } }).lostError?.reason === "handoff-refused",
       ).length,

@@ -129,7 +129,11 @@ export class KindsState {
     this.holds.add({ proc, h, kind });
     this.stats.acquired++;
     if ((h as { handedBy?: string }).handedBy !== undefined) this.earlyHolds.push(h);
+    if ((h as { byMessage?: boolean }).byMessage) this.byMessage++;
   }
+
+  /** Mutex holds taken from another process's handoff message (core/by-message.ts), for the run's stats. */
+  byMessage = 0;
 
   /** Mutex holds granted early (core/early.ts), for the run's stats. */
   readonly earlyHolds: LockHandle[] = [];
