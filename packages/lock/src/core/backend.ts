@@ -126,8 +126,9 @@ export type WriteFn<T> = (client: never) => Promise<T>;
 export type ReleaseReply = [0 | 1 | 2, number?] | [3, number] | [4, number, Promise<unknown>?, number?];
 
 /**
- * A release message: `message` is `h:<owner> <token> <claimMs>` when the lock was handed to that owner's waiter
- * (see redis/scripts/queue.ts and by-message.ts); anything else announces a free lock.
+ * A release message: `message` is `c:<owner> <token> <claimMs>` when the lock was handed to that owner's waiter
+ * (see redis/scripts/queue.ts and by-message.ts); anything else announces a free lock (an older version's `h:<owner>`
+ * included: the head looks, and adopts it).
  */
 export type OnReleaseMessage = (resource: string, message?: string) => void;
 

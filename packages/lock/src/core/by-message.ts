@@ -3,7 +3,7 @@
  * adopt it (one round trip, and a wake of this process, per handoff between processes).
  *
  * The store hands the lock to a queued waiter under a claim lease (`claimMs`, counted from when the handing
- * release ran) and announces `h:<owner> <token> <claimMs>`. The waiter may count on that claim only from a time it
+ * release ran) and announces `c:<owner> <token> <claimMs>`. The waiter may count on that claim only from a time it
  * knows the handoff ran after: a call of ours that the store ran while the waiter queued, and that answered the
  * last token issued then (its probe). Tokens only grow, so a handoff announced with a greater token ran after that
  * call, which ran after it was sent: the claim lasts at least until the probe's send time + claimMs. A message that
@@ -23,16 +23,19 @@ export interface Probe {
 
 export interface HandedMessage {
   owner: string;
-  /** Missing from an older store's message (`h:<owner>`): then the waiter looks. */
-  token?: number;
-  claimMs?: number;
+  token: number;
+  claimMs: number;
 }
 
-/** Reads the part after `h:`. Owner names end in `:<hex>` (owner.ts), so two trailing numbers are never part of one. */
-export function parseHanded(body: string): HandedMessage {
-  const m = / (\d+) (\d+)$/.exec(body);
-  if (!m) return { owner: body };
-  return { owner: body.slice(0, m.index), token: Number(m[1]), claimMs: Number(m[2]) };
+/**
+ * The handoff a release message announces (`c:<owner> <token> <claimMs>`), or undefined for any other message. An
+ * older version announced `h:<owner>`; read as a release, it makes the head look, which adopts the lock.
+ */
+export function parseHanded(message: string): HandedMessage | undefined {
+  // Owner names have no spaces (instanceId cannot, owner.ts), so the two trailing numbers are never part of one.
+  const m = /^c:(\S+) (\d+) (\d+)$/.exec(message);
+  if (!m) return undefined;
+  return { owner: m[1]!, token: Number(m[2]), claimMs: Number(m[3]) };
 }
 
 /** Until when the claim surely lasts, or undefined when the probe cannot show the handoff ran after it. */

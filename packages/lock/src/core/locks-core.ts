@@ -73,7 +73,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       (resource, message) => {
         const g = this.gates.get(resource);
         if (!(g instanceof Gate)) return;
-        if (message?.startsWith(HANDED_TO)) this.handedTo(g, parseHanded(message.slice(HANDED_TO.length)));
+        const handed = message === undefined ? undefined : parseHanded(message);
+        if (handed) this.handedTo(g, handed);
         else if (message?.startsWith(OWED_TO)) g.onOwed(message.slice(OWED_TO.length).split(" "));
         else g.onRelease();
       },
@@ -339,8 +340,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   }
 
   private holdsByMessage(g: Gate, w: Waiter, m: HandedMessage): boolean {
-    if (this.cfg.handoffAdoption !== "message" || m.token === undefined || m.claimMs === undefined)
-      return false;
+    if (this.cfg.handoffAdoption !== "message") return false;
     // Between attempts and named by no call of ours: an answer in flight could grant it the lock as well.
     if (w.standing !== "joined" || w.attempting || w.done || w.handed) return false;
     // The store holds it under the claim lease until a renewal raises it to the lease asked for (only the
@@ -496,8 +496,6 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 /** keepMs for a local grant within the streak's count: whoever queues elsewhere, however long. */
 const ALWAYS_KEEP = Number.MAX_SAFE_INTEGER;
 
-/** A release message naming the owner the store handed the lock to (see redis/scripts/queue.ts). */
-const HANDED_TO = "h:";
 /** A release message naming the queued owners its free permits are owed to (redis/scripts/shared-release.ts). */
 const OWED_TO = "n:";
 

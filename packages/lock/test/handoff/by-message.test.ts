@@ -1,5 +1,5 @@
 // Issue 13, a handoff between processes held from its message (core/by-message.ts): the waiter another process's
-// release handed the lock to starts from the message `h:<owner> <token> <claimMs>`, without the attempt that
+// release handed the lock to starts from the message `c:<owner> <token> <claimMs>`, without the attempt that
 // would adopt it, when a refusal it heard proves the handoff ran after that refused call was sent. Each Locks has
 // a connection of its own, as a separate process would. The adversarial side: a message that arrives after the
 // claim ran out and the lock went elsewhere must not make a second holder.
@@ -60,7 +60,7 @@ describe("a handoff between processes held from its message", () => {
     const after = await commandStats(redis);
     // The release, and nothing from the waiter: no adopting attempt.
     expect(scripts(after) - scripts(before)).toBe(1);
-    expect(messages).toEqual([`h:${h.owner} ${h.token} 900`]);
+    expect(messages).toEqual([`c:${h.owner} ${h.token} 900`]);
     expect(h.token).toBeGreaterThan(held.token!);
     expect(b.events.find((e) => e.type === "acquired")).toMatchObject({ count: 1, owner: h.owner });
     // Redis still shows the handoff's claim (never adopted by an attempt), and the handle holds under it.
@@ -123,6 +123,32 @@ describe("a handoff between processes held from its message", () => {
       await a.locks.close();
       await b.locks.close();
     }
+  });
+
+  it("hears an older version's handoff message (`h:<owner>`, no token) as a release: the waiter adopts the lock with an attempt", async () => {
+    const resource = uniq("bymsg-old");
+    const a = process_("old-a");
+    const b = process_("old-b");
+    const held = await a.locks.acquire(resource);
+    const waiting = b.locks.acquire(resource);
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    // b goes deaf; the test delivers the handoff as an older version announces it (owner only).
+    const bSubs = internals(b.locks).subs;
+    await expect.poll(() => bSubs.sub !== undefined).toBe(true);
+    await bSubs.sub!.close();
+    const messages = await spy(resource);
+    await held.release();
+    await expect.poll(() => messages.length).toBe(1);
+    const owner = messages[0]!.split(" ")[0]!.slice("c:".length);
+    bSubs.onRelease(resource, `h:${owner}`);
+    const h = await waiting;
+    expect(h.owner).toBe(owner);
+    // Adopted by its attempt: the claim's mark is gone and the key has the full lease.
+    expect(await redis.hget(keyOf(resource), "~handed")).toBeNull();
+    expect(await redis.pttl(keyOf(resource))).toBeGreaterThan(10_000);
+    await h.release();
+    await a.locks.close();
+    await b.locks.close();
   });
 
   it("a message that arrives after the claim ran out and the lock went elsewhere makes no second holder", async () => {

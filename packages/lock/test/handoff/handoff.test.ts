@@ -54,7 +54,7 @@ describe("the release hands the lock over", () => {
     expect(await held.release()).toBe("released");
     const h = await waiting;
     // The owner, the token it was handed and the claim's lease (a's retry.queueLeaseMs: 3 × (500 + 20)).
-    expect(messages).toEqual([`h:${h.owner} ${h.token} 1560`]);
+    expect(messages).toEqual([`c:${h.owner} ${h.token} 1560`]);
     expect(h.token).toBeGreaterThan(held.token!);
     // Adopted, not re-entered: the release had handed it a count of 1.
     expect(b.events.find((e) => e.type === "acquired")).toMatchObject({ count: 1 });

@@ -146,7 +146,7 @@ class Sequence extends DiffSequence {
 
   /** A handoff's message names the model's token: the one Redis issued in its place is expected. */
   private handoffInRedis(channel: string, body: string): string {
-    const m = /^(h:\S+) (\d+) (\d+)$/.exec(body);
+    const m = /^(c:\S+) (\d+) (\d+)$/.exec(body);
     const i = this.res.findIndex((k) => k.channel === channel);
     if (!m || i < 0) return body;
     return `${m[1]} ${this.translate(i, m[2]!)} ${m[3]}`;

@@ -45,7 +45,7 @@ export class ModelRedis {
   private data = new Map<string, Entry>();
   /** Handoffs made: to another process's queued waiter (release code 3), to the releaser's own next (4). */
   readonly handoffs = { queued: 0, next: 0 };
-  /** Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `h:<owner> <token> <qlease>`). */
+  /** Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `c:<owner> <token> <qlease>`). */
   published: [string, string][] = [];
 
   constructor(
@@ -205,7 +205,7 @@ export class ModelRedis {
       if (waiting) h.set("~waiters", "1");
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + qlease });
       if (nxt !== "") this.joinQueue(q, qt, nxt, now, qlease);
-      this.published.push([ch, `h:${head} ${token} ${qlease}`]);
+      this.published.push([ch, `c:${head} ${token} ${qlease}`]);
       this.handoffs.queued++;
       return [3, token];
     }

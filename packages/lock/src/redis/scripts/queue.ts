@@ -10,7 +10,8 @@
  *
  * A release that frees the lock hands it over in the same script (hand_over): to the first live entry,
  * with a claim lease of `qlease` and the field `~handed` naming the new owner, announced as
- * `h:<owner> <token> <qlease>` on the release channel. That waiter holds it from the message alone when it can
+ * `c:<owner> <token> <qlease>` on the release channel (not `h:<owner>` as before: a process of an older version
+ * reads any other message as a release, so its head looks at once). That waiter holds it from the message alone when it can
  * prove the claim is live (a refusal it heard answered a fence below that token, so the handoff ran after that
  * refused call was sent: core/by-message.ts), else it adopts it with its next attempt (acquire with join = '1').
  * A dead or gone waiter never does either, so the claim runs out within `qlease` and the next entry's re-check
@@ -106,7 +107,7 @@ local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms,
     if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
     redis.call('pexpire', k, qlease)
     if nxt ~= '' then join_queue(q, qt, nxt, now, qlease) end
-    announce(ch, sharded, string.format('h:%s %d %d', head, token, qlease))
+    announce(ch, sharded, string.format('c:%s %d %d', head, token, qlease))
     return 3, token
   end
   if nxt ~= '' then
