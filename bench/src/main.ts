@@ -15,6 +15,7 @@ import { api } from "./scenarios/api.js";
 import { clusterCost } from "./scenarios/cluster.js";
 import { contended } from "./scenarios/contended.js";
 import { crossProcess } from "./scenarios/cross-process.js";
+import { crossProcessNet } from "./scenarios/cross-process-net.js";
 import { liveView } from "./scenarios/live-view.js";
 import { parallel } from "./scenarios/parallel.js";
 import { semaphore } from "./scenarios/semaphore.js";
@@ -32,6 +33,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   g: liveView,
   h: clusterCost,
   i: semaphore,
+  j: crossProcessNet,
 };
 
 const { values: args } = parseArgs({

@@ -6,6 +6,7 @@ import { Cluster, type Redis } from "ioredis";
 import { floor } from "../contenders/floor.js";
 import { lockyard } from "../contenders/lockyard.js";
 import { locksContender, lockyardOptions } from "../contenders/lockyard-common.js";
+import { lockyardConfirmed } from "../contenders/lockyard-confirmed.js";
 import { redisSemaphore } from "../contenders/redis-semaphore.js";
 import { redlock } from "../contenders/redlock.js";
 import { seedDesign } from "../contenders/seed.js";
@@ -48,7 +49,7 @@ export type FromWorker =
   | { type: "error"; message: string };
 
 const FACTORIES: Record<string, ContenderFactory> = Object.fromEntries(
-  [floor, lockyard, redisSemaphore, redlock, seedDesign].map((f) => [f.id, f]),
+  [floor, lockyard, lockyardConfirmed, redisSemaphore, redlock, seedDesign].map((f) => [f.id, f]),
 );
 
 const inbox: ToWorker[] = [];

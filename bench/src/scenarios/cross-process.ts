@@ -26,15 +26,17 @@ interface ClusterLib {
   }): Promise<{ nodes: { host: string; port: number }[]; stop(): Promise<void> }>;
 }
 
-interface Config {
+export interface Config {
   lib: ContenderFactory;
   processes: number;
   cluster: boolean;
   /** Collector row; Cluster runs go into their Lockyard row's cluster* metrics. */
   row: string;
+  /** Where the processes connect (default the bench's redis-server): (j) puts a delaying proxy there. */
+  redisUrl?: string;
 }
 
-interface RunOutcome {
+export interface RunOutcome {
   wallMs: number;
   /** max − min of the processes' finish times, as % of the wall. */
   finishSpreadPct: number;
@@ -52,7 +54,7 @@ interface RunOutcome {
 }
 
 /** Where the stock lives and how it is reset: the bench's redis-server, or the Cluster. */
-interface Store {
+export interface Store {
   flush(): Promise<void>;
   kv: Redis;
 }
@@ -220,7 +222,7 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
  * the parent starts them together once all are ready and times the run on its own clock, from "go" to each
  * process's "done".
  */
-async function runOnce(
+export async function runOnce(
   ctx: BenchContext,
   cfg: Config,
   store: Store,
@@ -281,7 +283,7 @@ async function runOnce(
       const share = Math.floor(tasks / cfg.processes) + (i < tasks % cfg.processes ? 1 : 0);
       const spec: WorkerSpec = {
         lib: cfg.lib.id,
-        redisUrl: ctx.redisUrl,
+        redisUrl: cfg.redisUrl ?? ctx.redisUrl,
         ...(cfg.cluster ? { clusterNodes } : {}),
         index: i,
         tasks: share,
