@@ -1,6 +1,6 @@
 // A TCP proxy in front of Redis that delays every chunk by `delayMs` in each direction, keeping order: a network
-// with a round trip of about 2 × delayMs on one machine (this kernel has no netem). Used by hand to measure
-// what a round trip costs, e.g. the early local handoff (packages/lock README):
+// with a round trip of about 2 × delayMs on one machine (this kernel has no netem). Bench (j) runs (f) through it
+// (bench/src/scenarios/cross-process-net.ts); by hand:
 //   node scripts/lib/delay-proxy.mjs 6400 redis://127.0.0.1:6379 1   → redis://127.0.0.1:6400, RTT ≈ 2 ms
 import net from "node:net";
 
