@@ -5,7 +5,7 @@ import { Collector } from "../harness/collect.js";
 import { progress } from "../harness/progress.js";
 import { repoPath } from "../harness/repo.js";
 import { percentile, ratios, rotate, type Spread, spread } from "../harness/stats.js";
-import { type Config, runOnce, type Store } from "./cross-process.js";
+import { type Config, floorRow, runOnce, type Store } from "./cross-process.js";
 import type { BenchContext, Row, ScenarioResult } from "./types.js";
 
 const TASKS = 200;
@@ -78,13 +78,7 @@ export async function crossProcessNet(ctx: BenchContext): Promise<ScenarioResult
   }
 
   const floorWall = col.values("floor", "wallMs");
-  const rows: Row[] = [
-    {
-      id: "floor",
-      label: "in-process floor, one process",
-      values: { ...col.spreads("floor"), xFloor: spread(ratios(floorWall, floorWall)) },
-    },
-  ];
+  const rows: Row[] = [floorRow(col)];
   for (const p of PROCESSES) {
     for (const lib of libs) {
       const id = `${lib.id}@${p}`;

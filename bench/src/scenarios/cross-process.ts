@@ -138,13 +138,7 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
   }
 
   const floorWall = col.values("floor", "wallMs");
-  const rows: Row[] = [
-    {
-      id: "floor",
-      label: "in-process floor, one process",
-      values: { ...col.spreads("floor"), xFloor: spread(ratios(floorWall, floorWall)) },
-    },
-  ];
+  const rows: Row[] = [floorRow(col)];
   for (const p of PROCESSES) {
     const peerRows = ctx.peers.map((lib) => `${lib.id}@${p}`);
     for (const lib of libs) {
@@ -214,6 +208,16 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
     rows,
     settings,
     notes,
+  };
+}
+
+/** The floor's row: its figures, and × floor (1 in every round) so the column reads the same for every row. */
+export function floorRow(col: Collector): Row {
+  const wall = col.values("floor", "wallMs");
+  return {
+    id: "floor",
+    label: "in-process floor, one process",
+    values: { ...col.spreads("floor"), xFloor: spread(ratios(wall, wall)) },
   };
 }
 

@@ -45,6 +45,28 @@ async function spy(resource: string): Promise<string[]> {
   return messages;
 }
 
+/** Makes `locks` deaf to release messages (its subscriber closed, never back): the test delivers what it hears. */
+async function deafen(locks: Locks): Promise<CoreInternals["subs"]> {
+  const subs = internals(locks).subs;
+  await expect.poll(() => subs.sub !== undefined).toBe(true);
+  await subs.sub!.close();
+  return subs;
+}
+
+/** The lock's one handoff message, published by `release` and kept by a spy (the waiter being deaf). */
+async function handoffMessage(resource: string, release: () => Promise<unknown>): Promise<string> {
+  const messages = await spy(resource);
+  await release();
+  await expect.poll(() => messages.length).toBe(1);
+  return messages[0]!;
+}
+
+/** The claim's mark is gone and the key has the waiter's full lease: an attempt adopted the handoff. */
+async function expectAdopted(resource: string): Promise<void> {
+  expect(await redis.hget(keyOf(resource), "~handed")).toBeNull();
+  expect(await redis.pttl(keyOf(resource))).toBeGreaterThan(10_000);
+}
+
 describe("a handoff between processes held from its message", () => {
   it("starts the waiter with no call of its own, under the claim until the watchdog's renewal raises it to the lease", async () => {
     const resource = uniq("bymsg");
@@ -116,9 +138,7 @@ describe("a handoff between processes held from its message", () => {
       const h = await waiting;
       const after = await commandStats(redis);
       expect(scripts(after) - scripts(before)).toBe(2);
-      // Adopted: the claim's mark is gone and the key has the waiter's lease.
-      expect(await redis.hget(keyOf(resource), "~handed")).toBeNull();
-      expect(await redis.pttl(keyOf(resource))).toBeGreaterThan(10_000);
+      await expectAdopted(resource);
       await h.release();
       await a.locks.close();
       await b.locks.close();
@@ -133,19 +153,13 @@ describe("a handoff between processes held from its message", () => {
     const waiting = b.locks.acquire(resource);
     await expect.poll(() => queueOf(resource)).toHaveLength(1);
     // b goes deaf; the test delivers the handoff as an older version announces it (owner only).
-    const bSubs = internals(b.locks).subs;
-    await expect.poll(() => bSubs.sub !== undefined).toBe(true);
-    await bSubs.sub!.close();
-    const messages = await spy(resource);
-    await held.release();
-    await expect.poll(() => messages.length).toBe(1);
-    const owner = messages[0]!.split(" ")[0]!.slice("c:".length);
+    const bSubs = await deafen(b.locks);
+    const message = await handoffMessage(resource, () => held.release());
+    const owner = message.split(" ")[0]!.slice("c:".length);
     bSubs.onRelease(resource, `h:${owner}`);
     const h = await waiting;
     expect(h.owner).toBe(owner);
-    // Adopted by its attempt: the claim's mark is gone and the key has the full lease.
-    expect(await redis.hget(keyOf(resource), "~handed")).toBeNull();
-    expect(await redis.pttl(keyOf(resource))).toBeGreaterThan(10_000);
+    await expectAdopted(resource);
     await h.release();
     await a.locks.close();
     await b.locks.close();
@@ -166,13 +180,8 @@ describe("a handoff between processes held from its message", () => {
     });
     await expect.poll(() => queueOf(resource)).toHaveLength(1);
     // b goes deaf; the handoff's message is kept, to be delivered late.
-    const bSubs = internals(b.locks).subs;
-    await expect.poll(() => bSubs.sub !== undefined).toBe(true);
-    await bSubs.sub!.close();
-    const messages = await spy(resource);
-    await held.release();
-    await expect.poll(() => messages.length).toBe(1);
-    const [late] = messages as [string];
+    const bSubs = await deafen(b.locks);
+    const late = await handoffMessage(resource, () => held.release());
     const token = Number(late.split(" ")[1]);
     // The claim runs out unadopted; c takes the lock afresh.
     await sleep(claimMs + 50);
