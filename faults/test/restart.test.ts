@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ApiProcess, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
 import { assertNoTwoHolders, figure } from "../src/figures.js";
-import { recorded } from "../src/recorder.js";
+import { recorded, WIRE_CHECKED } from "../src/recorder.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const REQUESTS = 200;
@@ -39,7 +39,15 @@ function lockLoop(url: string, untilMs: number) {
   const clients = Array.from({ length: 3 }, (_, i) => {
     const rec = recorded(new Redis(url, failFast), `loop-${i}`);
     rec.redis.on("error", () => {});
-    return { rec, locks: createLocks({ redis: rec.redis, leaseMs: 400, instanceId: `loop-${i}` }) as Locks };
+    return {
+      rec,
+      locks: createLocks({
+        redis: rec.redis,
+        leaseMs: 400,
+        instanceId: `loop-${i}`,
+        ...WIRE_CHECKED,
+      }) as Locks,
+    };
   });
   const errors: Record<string, number> = {};
   const until = performance.now() + untilMs;
