@@ -70,6 +70,7 @@ export class Handle implements LockHandle, ReleaseListener {
   readonly leaseMs: number;
   readonly watchdog: boolean;
   readonly ownOwner: boolean;
+  /** When the winning request was sent (for a hold taken from a handoff message: when it was taken), for heldMs. */
   readonly acquiredAt: number;
   /** Held from another process's handoff message, without an attempt (by-message.ts). */
   readonly byMessage: boolean;
@@ -107,7 +108,8 @@ export class Handle implements LockHandle, ReleaseListener {
     this.leaseMs = init.leaseMs;
     this.watchdog = init.watchdog;
     this.ownOwner = init.ownOwner;
-    this.acquiredAt = init.sentAt;
+    // Held from a message, it is counted as held from now; its lease is still counted from the probe (below).
+    this.acquiredAt = init.claimedUntil === undefined ? init.sentAt : host.clock.now();
     this.validMs = init.leaseMs - (host.backend.validityMarginMs?.(init.leaseMs) ?? 0);
     this.deadline = init.sentAt + this.validMs;
     this.nextRenewAt = init.watchdog ? init.sentAt + init.leaseMs / 3 : Number.POSITIVE_INFINITY;

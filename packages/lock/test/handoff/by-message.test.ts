@@ -101,6 +101,26 @@ describe("a handoff between processes held from its message", () => {
     await b.locks.close();
   });
 
+  it("counts a hold taken from the message as held from then, not from the refusal that proved it", async () => {
+    const resource = uniq("bymsg-held");
+    const a = process_("held-a");
+    const b = process_("held-b");
+    const held = await a.locks.acquire(resource);
+    const waiting = b.locks.acquire(resource);
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    // The waiter's last refusal (its probe) is 400 ms old when the lock is handed to it.
+    await sleep(400);
+    await held.release();
+    const h = await waiting;
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+    const released = b.events.find((e) => e.type === "released");
+    expect(released).toMatchObject({ owner: h.owner });
+    expect((released as { heldMs: number }).heldMs).toBeLessThan(200);
+    await a.locks.close();
+    await b.locks.close();
+  });
+
   it("counts on the claim only: with its renewal held up past the claim's end, the hold is lost, never held on trust", async () => {
     const resource = uniq("bymsg-paused");
     const a = process_("paused-a", { retry: { queueLeaseMs: 600 } });
