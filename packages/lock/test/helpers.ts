@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
-import { inject } from "vitest";
-import { createLocks, type LockEvent, type LocksOptions } from "../src/index.js";
+import { expect, inject } from "vitest";
+import { createLocks, type LockEvent, type Locks, type LocksOptions } from "../src/index.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -67,4 +67,21 @@ export async function commandStats(redis: Redis): Promise<Record<string, number>
   const out: Record<string, number> = {};
   for (const m of info.matchAll(/cmdstat_([a-z|_-]+):calls=(\d+)/g)) out[m[1]!] = Number(m[2]);
   return out;
+}
+
+/** A Locks' release subscriptions (LocksCore.subs): tests close its subscriber, or hand it a message. */
+export interface ReleaseSubscriptions {
+  sub?: { close(): Promise<void> };
+  onRelease(resource: string, message?: string): void;
+}
+
+/**
+ * Makes a Locks deaf to release messages (its subscriber closed, never back): only its re-checks remain, and
+ * whatever the test delivers through the returned subscriptions.
+ */
+export async function deafen(locks: Locks): Promise<ReleaseSubscriptions> {
+  const subs = (locks as unknown as { subs: ReleaseSubscriptions }).subs;
+  await expect.poll(() => subs.sub !== undefined).toBe(true);
+  await subs.sub!.close();
+  return subs;
 }

@@ -7,7 +7,15 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LockHandle, Locks, LocksOptions } from "../../src/index.js";
 import { queueKeyOf } from "../../src/resource.js";
-import { commandStats, connect, makeLocks, sleep, uniq } from "../helpers.js";
+import {
+  commandStats,
+  connect,
+  deafen,
+  makeLocks,
+  type ReleaseSubscriptions,
+  sleep,
+  uniq,
+} from "../helpers.js";
 
 let redis: Redis;
 const extra: Redis[] = [];
@@ -30,7 +38,7 @@ const queueOf = (resource: string) => redis.lrange(queueKeyOf(keyOf(resource)), 
 const scripts = (stats: Record<string, number>) => (stats.evalsha ?? 0) + (stats.eval ?? 0);
 
 interface CoreInternals {
-  subs: { sub?: { close(): Promise<void> }; onRelease(resource: string, message?: string): void };
+  subs: ReleaseSubscriptions;
   gates: Map<string, { queue: { probe?: { fence: number } }[] } | number>;
 }
 const internals = (locks: Locks) => locks as unknown as CoreInternals;
@@ -43,14 +51,6 @@ async function spy(resource: string): Promise<string[]> {
   sub.on("message", (_ch, m) => messages.push(m));
   await sub.subscribe(`lock-released:{${resource}}`);
   return messages;
-}
-
-/** Makes `locks` deaf to release messages (its subscriber closed, never back): the test delivers what it hears. */
-async function deafen(locks: Locks): Promise<CoreInternals["subs"]> {
-  const subs = internals(locks).subs;
-  await expect.poll(() => subs.sub !== undefined).toBe(true);
-  await subs.sub!.close();
-  return subs;
 }
 
 /** The lock's one handoff message, published by `release` and kept by a spy (the waiter being deaf). */

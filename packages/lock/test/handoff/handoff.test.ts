@@ -2,9 +2,9 @@
 // and tells only that waiter. Each Locks below has a connection of its own, as a separate process would.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Locks, LocksOptions, RetryOptions } from "../../src/index.js";
+import type { LocksOptions, RetryOptions } from "../../src/index.js";
 import { queueKeyOf } from "../../src/resource.js";
-import { commandStats, connect, makeLocks, uniq } from "../helpers.js";
+import { commandStats, connect, deafen, makeLocks, uniq } from "../helpers.js";
 
 let redis: Redis;
 const extra: Redis[] = [];
@@ -25,13 +25,6 @@ function process_(
   const conn = connect();
   extra.push(conn);
   return makeLocks(conn, { instanceId, retry, ...opts });
-}
-
-/** Makes a Locks deaf to release messages (its subscriber gone, never back): only its re-checks remain. */
-async function deafen(locks: Locks): Promise<void> {
-  const subs = (locks as unknown as { subs: { sub?: { close(): Promise<void> } } }).subs;
-  await expect.poll(() => subs.sub !== undefined).toBe(true);
-  await subs.sub!.close();
 }
 
 const keyOf = (resource: string) => `lock:{${resource}}`;
