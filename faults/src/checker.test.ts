@@ -95,4 +95,36 @@ describe("no-two-holders checker", () => {
     const offline = { ...u, ops: [{ ...u.ops[0]!, notSent: true }] };
     expect(check([a, offline, early]).unknown).toHaveLength(0);
   });
+
+  it("a release that grants the waiter it names ({4}) opens that waiter's hold from the release's send", () => {
+    const next = { owner: "A2", leaseMs: 80 };
+    const ops = [op("acquire", "A1", 0, 1, [1, 1, 7]), op("release", "A1", 40, 41, [4, 8, 0], { next })];
+    expect(holdsOf({ name: "p", errMs: 0, ops }).holds).toEqual([
+      expect.objectContaining({ owner: "A1", start: 1, end: 40, token: 7 }),
+      expect.objectContaining({ owner: "A2", start: 40, end: 120, token: 8 }),
+    ]);
+  });
+
+  it("a handoff message is a hold from its receipt until the last probe with a smaller token + the claim", () => {
+    const handed = (at: number, token: number) =>
+      op("handed", "B", at, at, undefined, { token, items: [{ key: "lock:{r}", owner: "B", leaseMs: 50 }] });
+    // Two refused attempts saw tokens 7 and 8: a handoff with token 9 ran after the later one's send (20).
+    const refused = [op("acquire", "B", 0, 1, [0, 90, 7]), op("acquire", "B", 20, 21, [0, 70, 8])];
+    const held = holdsOf({ name: "b", errMs: 0, ops: [...refused, handed(30, 9)] }).holds;
+    expect(held).toEqual([expect.objectContaining({ owner: "B", start: 30, end: 70, token: 9 })]);
+    // A late message, whose token the refusal had already seen issued: no hold (the owner looks with an attempt).
+    expect(holdsOf({ name: "b", errMs: 0, ops: [refused[1]!, handed(30, 8)] }).holds).toEqual([]);
+    // A release of its own process that queued it ({3, token}) is such a probe too.
+    const queued = op("release", "A", 10, 11, [3, 5], { next: { owner: "B", leaseMs: 100 } });
+    expect(holdsOf({ name: "b", errMs: 0, ops: [queued, handed(30, 6)] }).holds).toEqual([
+      expect.objectContaining({ owner: "B", start: 30, end: 60, token: 6 }),
+    ]);
+    // Its token is a known grant, so it is no ghost, and a hold of another owner inside the claim overlaps it.
+    const other = { name: "c", errMs: 0, ops: [op("acquire", "C", 40, 41, [1, 1, 10])] };
+    const v = check([{ name: "b", errMs: 0, ops: [...refused, handed(30, 9)] }, other], {
+      "lock:{r}": { before: 6, after: 10 },
+    });
+    expect(v.ghostViolations.filter((m) => m.includes("token 9"))).toEqual([]);
+    expect(v.overlaps).toMatchObject([{ a: { owner: "B" }, b: { owner: "C" } }]);
+  });
 });

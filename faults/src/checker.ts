@@ -49,6 +49,18 @@
  * - A renewal with an unknown outcome never extends a live holder's deadline (the library does not
  *   extend on errors either); for a killed process it does, since it may have succeeded unseen.
  * - A release with an unknown outcome does not end a hold: the holder may still be inside it.
+ *
+ * ## Holds no acquire reply shows
+ *
+ * - A release that answers `{4, token}` granted the lock to the waiter of the same process it names: a hold of
+ *   that owner with that token from the release's send time (the library may hand it over as the release is
+ *   sent: the releasing hold's lease covers the gap) until that send time plus the waiter's lease.
+ * - A handoff message `c:<owner> <token> <claimMs>` (a `handed` record) proves a hold of that owner from its
+ *   receipt when a call of that owner's process ran while it queued and saw a smaller token: a refused attempt
+ *   (`{0, pttl, fence}`) or a release naming it that queued it (`{3, token}`). Tokens only grow, so the handoff
+ *   ran after that call, which ran after it was sent: the claim lasts at least until the latest such send time
+ *   plus claimMs (core/by-message.ts; the library holds on no other proof). A message no call shows ran after is
+ *   no hold (a late message: the owner looks with an attempt, recorded as usual).
  */
 import type { OpRecord } from "../fixtures/wire.mjs";
 
@@ -71,7 +83,11 @@ export interface Hold {
   /** The fencing token of the grant; null for possible holds. */
   token: number | null;
   possible: boolean;
+  /** What showed the grant: an acquire's reply, a release granting the waiter it names, a handoff message. */
+  via: GrantSeen;
 }
+
+export type GrantSeen = "acquire" | "local-grant" | "message";
 
 export interface UnknownAcquire {
   key: string;
@@ -108,6 +124,13 @@ interface Open {
   start: number;
   deadline: number;
   token: number;
+  via: GrantSeen;
+}
+
+/** A call the store ran while an owner queued, and the last token issued then (see the header). */
+interface Probe {
+  sent: number;
+  fence: number;
 }
 
 /** Lease-validity holds and unknown acquires of one process (see the header). */
@@ -115,13 +138,19 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
   const holds: Hold[] = [];
   const unknown: UnknownAcquire[] = [];
   const open = new Map<string, Open>();
+  const probes = new Map<string, Probe[]>();
+  const probe = (id: string, p: Probe) => {
+    const list = probes.get(id);
+    if (list) list.push(p);
+    else probes.set(id, [p]);
+  };
   const dead = src.diedAt !== undefined;
   const close = (id: string, key: string, owner: string, o: Open, at: number) => {
     open.delete(id);
     const end = Math.min(at, o.deadline, src.diedAt ?? Number.POSITIVE_INFINITY) + src.errMs;
     const start = o.start - src.errMs;
     if (end > start)
-      holds.push({ key, owner, source: src.name, start, end, token: o.token, possible: false });
+      holds.push({ key, owner, source: src.name, start, end, token: o.token, possible: false, via: o.via });
   };
   const ops = [...src.ops].sort((x, y) => x.sent - y.sent);
   for (const rec of ops) {
@@ -133,10 +162,11 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
         case "acquire": {
           if (settled) {
             const r = rec.reply as number[];
+            if (r[0] === 0 && r[2] !== undefined) probe(id, { sent: rec.sent, fence: Number(r[2]) });
             if (r[0] !== 1) return;
             const deadline = rec.sent + it.leaseMs;
             if (o) o.deadline = Math.max(o.deadline, deadline);
-            else open.set(id, { start: rec.done!, deadline, token: Number(r[2]) });
+            else open.set(id, { start: rec.done!, deadline, token: Number(r[2]), via: "acquire" });
           } else if (rec.outcome === "error" && rec.notSent) {
             return;
           } else if (rec.outcome === "pending") {
@@ -150,6 +180,7 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
               end: end + src.errMs,
               token: null,
               possible: true,
+              via: "acquire",
             });
           } else {
             unknown.push({
@@ -171,10 +202,29 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
           return;
         }
         case "release": {
-          if (!o || !settled) return;
+          if (!settled) return;
           const r = rec.reply as number[];
-          // 1 = decremented: the owner still holds it (re-entry). 2 = released, 0 = not the owner.
-          if (r[0] !== 1) close(id, it.key, it.owner, o, rec.sent);
+          // 1 = decremented: the owner still holds it (re-entry). 2 = released, 0 = not the owner; 3 = handed to
+          // another process's waiter, 4 = granted to the waiter it names (rec.next).
+          if (o && r[0] !== 1) close(id, it.key, it.owner, o, rec.sent);
+          if (!rec.next) return;
+          const next = `${it.key}\n${rec.next.owner}`;
+          if (r[0] === 3) probe(next, { sent: rec.sent, fence: Number(r[1]) });
+          if (r[0] === 4) {
+            const deadline = rec.sent + rec.next.leaseMs;
+            const held = open.get(next);
+            if (held) held.deadline = Math.max(held.deadline, deadline);
+            else open.set(next, { start: rec.sent, deadline, token: Number(r[1]), via: "local-grant" });
+          }
+          return;
+        }
+        case "handed": {
+          if (o) return;
+          const token = rec.token!;
+          const after = (probes.get(id) ?? []).filter((p) => p.fence < token && p.sent <= rec.sent);
+          if (after.length === 0) return;
+          const from = Math.max(...after.map((p) => p.sent));
+          open.set(id, { start: rec.sent, deadline: from + it.leaseMs, token, via: "message" });
           return;
         }
         default:

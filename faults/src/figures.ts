@@ -24,8 +24,14 @@ export function assertNoTwoHolders(
   const known = v.holds.filter((h) => !h.possible).length;
   const possible = v.holds.length - known;
   const errMs = Math.max(0, ...sources.map((s) => s.errMs));
+  const seen = (via: string) => v.holds.filter((h) => h.via === via).length;
+  const handedOver = [
+    seen("local-grant") ? `${seen("local-grant")} granted by the release before` : "",
+    seen("message") ? `${seen("message")} from a handoff message` : "",
+  ].filter(Boolean);
   const line =
     `no-two-holders (${scenario}): ${known} holds` +
+    (handedOver.length ? ` (${handedOver.join(", ")})` : "") +
     (possible ? ` + ${possible} possible` : "") +
     (v.unknown.length ? `, ${v.unknown.length} unknown outcomes (${v.ghosts} granted per the fence)` : "") +
     `, ${v.overlaps.length} overlaps, clock error ≤ ${(errMs * 1000).toFixed(0)} µs`;

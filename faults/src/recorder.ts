@@ -8,12 +8,3 @@ export function recorded<T extends Redis>(redis: T, name: string): { redis: T; s
   recordOps(redis, { begin: (rec) => ops.push(rec), end: () => {} });
   return { redis, source: () => ({ name, ops, errMs: 0 }) };
 }
-
-/**
- * Options for a Locks whose holds the no-two-holders checker judges. The checker builds holds from the lock
- * scripts on the wire; a handoff from another process held from its pub/sub message (`handoffAdoption:
- * "message"`, the default) has no acquire there, so its hold would be invisible and its token a ghost. These
- * Locks adopt every handoff with an attempt instead; holds taken from the message are checked by the
- * simulation and packages/lock/test/handoff/by-message.test.ts.
- */
-export const WIRE_CHECKED = { handoffAdoption: "attempt" } as const;

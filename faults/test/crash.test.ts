@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Source } from "../src/checker.js";
 import { Holder } from "../src/child.js";
 import { assertNoTwoHolders, figure } from "../src/figures.js";
-import { recorded, WIRE_CHECKED } from "../src/recorder.js";
+import { recorded } from "../src/recorder.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const LEASE_MS = 400;
@@ -19,7 +19,7 @@ let locks: Locks;
 beforeAll(async () => {
   server = await startRedis();
   waiter = recorded(new Redis(server.url), "waiter");
-  locks = createLocks({ redis: waiter.redis, leaseMs: LEASE_MS, instanceId: "waiter", ...WIRE_CHECKED });
+  locks = createLocks({ redis: waiter.redis, leaseMs: LEASE_MS, instanceId: "waiter" });
 });
 afterAll(async () => {
   await locks?.close();

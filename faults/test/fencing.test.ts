@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Holder } from "../src/child.js";
 import { assertNoTwoHolders, figure } from "../src/figures.js";
-import { recorded, WIRE_CHECKED } from "../src/recorder.js";
+import { recorded } from "../src/recorder.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const RUNS = 20;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   admin = new Redis(server.url);
   holder = await Holder.start("paused-holder", { redisUrl: server.url, leaseMs: LEASE_MS });
   b = recorded(new Redis(server.url), "next-holder");
-  locks = createLocks({ redis: b.redis, leaseMs: LEASE_MS, instanceId: "next-holder", ...WIRE_CHECKED });
+  locks = createLocks({ redis: b.redis, leaseMs: LEASE_MS, instanceId: "next-holder" });
 });
 afterAll(async () => {
   await holder?.stop();

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ApiProcess, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
 import { assertNoTwoHolders, figure } from "../src/figures.js";
-import { recorded, WIRE_CHECKED } from "../src/recorder.js";
+import { recorded } from "../src/recorder.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const REQUESTS = 200;
@@ -45,7 +45,6 @@ function lockLoop(url: string, untilMs: number) {
         redis: rec.redis,
         leaseMs: 400,
         instanceId: `loop-${i}`,
-        ...WIRE_CHECKED,
       }) as Locks,
     };
   });

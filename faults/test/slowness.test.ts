@@ -5,7 +5,7 @@ import { createLocks, type LockEvent, type Locks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { assertNoTwoHolders, figure } from "../src/figures.js";
-import { recorded, WIRE_CHECKED } from "../src/recorder.js";
+import { recorded } from "../src/recorder.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const LEASE_MS = 300;
@@ -26,7 +26,6 @@ beforeAll(async () => {
       leaseMs: LEASE_MS,
       instanceId: `worker-${i}`,
       onEvent: (e) => events.push(e),
-      ...WIRE_CHECKED,
     });
     clients.push({ rec, locks, events });
   }

@@ -6,7 +6,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Holder } from "../src/child.js";
 import { assertNoTwoHolders, figure } from "../src/figures.js";
-import { recorded, WIRE_CHECKED } from "../src/recorder.js";
+import { recorded } from "../src/recorder.js";
 import { type RedisServer, startRedis } from "../src/redis-server.js";
 
 const LEASE_MS = 300;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   server = await startRedis();
   admin = new Redis(server.url);
   other = recorded(new Redis(server.url), "other");
-  locks = createLocks({ redis: other.redis, leaseMs: LEASE_MS, instanceId: "other", ...WIRE_CHECKED });
+  locks = createLocks({ redis: other.redis, leaseMs: LEASE_MS, instanceId: "other" });
   holder = await Holder.start("stalled", { redisUrl: server.url, leaseMs: LEASE_MS });
 });
 afterAll(async () => {

@@ -1,6 +1,8 @@
 // The wire recorder the no-two-holders checker reads: batches (several locks in one script call) are split into
 // one record per lock with its key, owner, lease and slice of the reply. The layouts follow the scripts' headers;
 // this pins them against batches the library really sends.
+
+import { setTimeout as sleep } from "node:timers/promises";
 import { createLocks } from "@lockyard/lock";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -42,6 +44,72 @@ it("splits acquire and release batches into one record per lock, with its key, o
       held.map((h, i) => [`lock:{w${i + 1}}`, h.owner, h.token]),
     );
     expect(v.holds.every((h) => Number.isFinite(h.end))).toBe(true);
+  } finally {
+    await locks.close();
+    rec.redis.disconnect();
+  }
+});
+
+it("records the handoff message a waiter holds from, and the checker makes a hold of it with its token", async () => {
+  const fence = new Redis(server.url);
+  const a = recorded(new Redis(server.url), "a");
+  const b = recorded(new Redis(server.url), "b");
+  const locksA = createLocks({ redis: a.redis, leaseMs: 2_000, instanceId: "a" });
+  const locksB = createLocks({ redis: b.redis, leaseMs: 2_000, instanceId: "b" });
+  try {
+    const before = Number((await fence.get("fence:{m}")) ?? 0);
+    const held = await locksA.acquire("m");
+    const waiting = locksB.acquire("m");
+    // B's refused attempt has queued it (and is its probe), and B listens for the handoff.
+    const listening = async () =>
+      ((await fence.pubsub("NUMSUB", "lock-released:{m}")) as [string, number])[1] > 0;
+    while (!b.source().ops.some((o) => o.op === "acquire" && o.outcome === "ok") || !(await listening()))
+      await sleep(5);
+    await held.release();
+    const next = await waiting;
+    await next.release();
+    const bOps = b.source().ops;
+    // Held from the message: none of B's attempts was granted, and its subscriber's message is on record.
+    const granted = bOps.filter((o) => o.op === "acquire" && (o.reply as number[])[0] === 1);
+    expect(granted).toEqual([]);
+    expect(bOps.filter((o) => o.op === "handed")).toMatchObject([
+      { items: [{ key: "lock:{m}", owner: next.owner }], token: next.token },
+    ]);
+    const after = Number(await fence.get("fence:{m}"));
+    const v = check([a.source(), b.source()], { "lock:{m}": { before, after } });
+    expect(v.holds.map((h) => [h.owner, h.token])).toEqual([
+      [held.owner, held.token],
+      [next.owner, next.token],
+    ]);
+    expect(v.overlaps).toEqual([]);
+    expect(v.ghostViolations).toEqual([]);
+  } finally {
+    await Promise.all([locksA.close(), locksB.close()]);
+    a.redis.disconnect();
+    b.redis.disconnect();
+    fence.disconnect();
+  }
+});
+
+it("records the waiter a release names, and the checker makes a hold of the grant it gets ({4})", async () => {
+  const rec = recorded(new Redis(server.url), "local");
+  const locks = createLocks({ redis: rec.redis, leaseMs: 2_000, instanceId: "local" });
+  try {
+    const first = await locks.acquire("g");
+    const waiting = locks.acquire("g");
+    await sleep(20);
+    await first.release();
+    const second = await waiting;
+    await second.release();
+    const { ops } = rec.source();
+    const handing = ops.find((o) => o.op === "release" && (o.reply as number[])[0] === 4);
+    expect(handing?.next).toEqual({ owner: second.owner, leaseMs: 2_000 });
+    const v = check([rec.source()]);
+    expect(v.holds.map((h) => [h.owner, h.token])).toEqual([
+      [first.owner, first.token],
+      [second.owner, second.token],
+    ]);
+    expect(v.overlaps).toEqual([]);
   } finally {
     await locks.close();
     rec.redis.disconnect();
