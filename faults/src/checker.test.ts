@@ -114,6 +114,12 @@ describe("no-two-holders checker", () => {
     expect(held).toEqual([expect.objectContaining({ owner: "B", start: 30, end: 70, token: 9 })]);
     // A late message, whose token the refusal had already seen issued: no hold (the owner looks with an attempt).
     expect(holdsOf({ name: "b", errMs: 0, ops: [refused[1]!, handed(30, 8)] }).holds).toEqual([]);
+    // A message that came after its claim ran out (the process was paused) is no hold, and does not hide the
+    // handoff that comes next.
+    const late = [refused[0]!, handed(80, 9), op("acquire", "B", 90, 91, [0, 50, 9]), handed(120, 10)];
+    expect(holdsOf({ name: "b", errMs: 0, ops: late }).holds).toEqual([
+      expect.objectContaining({ owner: "B", start: 120, end: 140, token: 10 }),
+    ]);
     // A release of its own process that queued it ({3, token}) is such a probe too.
     const queued = op("release", "A", 10, 11, [3, 5], { next: { owner: "B", leaseMs: 100 } });
     expect(holdsOf({ name: "b", errMs: 0, ops: [queued, handed(30, 6)] }).holds).toEqual([

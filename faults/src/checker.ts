@@ -219,12 +219,14 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
           return;
         }
         case "handed": {
-          if (o) return;
+          if (o && o.deadline > rec.sent) return;
+          if (o) close(id, it.key, it.owner, o, o.deadline);
           const token = rec.token!;
           const after = (probes.get(id) ?? []).filter((p) => p.fence < token && p.sent <= rec.sent);
           if (after.length === 0) return;
-          const from = Math.max(...after.map((p) => p.sent));
-          open.set(id, { start: rec.sent, deadline: from + it.leaseMs, token, via: "message" });
+          const deadline = Math.max(...after.map((p) => p.sent)) + it.leaseMs;
+          // A claim that ran out before its message came (a paused process) proves nothing.
+          if (deadline > rec.sent) open.set(id, { start: rec.sent, deadline, token, via: "message" });
           return;
         }
         default:
