@@ -30,7 +30,7 @@ async function scriptCalls<T>(fn: () => Promise<T>): Promise<{ value: T; calls: 
 }
 
 describe("per-tick batching of acquire and release", () => {
-  it("64 acquires on distinct keys in one tick are one script call; so are their 64 releases", async () => {
+  it(`64 acquires on distinct keys in one tick are ${64 / BATCH_CAP} script calls; so are their 64 releases`, async () => {
     const resources = Array.from({ length: 64 }, () => uniq("batch64"));
     const acq = await scriptCalls(() => Promise.all(resources.map((r) => locks.acquire(r))));
     expect(acq.calls).toBe(Math.ceil(64 / BATCH_CAP));
