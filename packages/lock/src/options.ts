@@ -25,9 +25,11 @@ export const HANDED_FIELD = "~handed";
 
 /** A refused writer blocks new readers until then (redis/scripts/shared-body.ts). Never an owner id. */
 export const WRITER_WAITS_FIELD = "~writer-waits";
+/** The writer that set WRITER_WAITS_FIELD last (redis/scripts/shared-body.ts). Never an owner id. */
+export const WRITER_BY_FIELD = "~writer-by";
 /** A semaphore's permit count (redis/scripts/shared-body.ts). Never an owner id. */
 export const PERMITS_FIELD = "~permits";
-const MARKS = new Set([WAITERS_FIELD, HANDED_FIELD, WRITER_WAITS_FIELD, PERMITS_FIELD]);
+const MARKS = new Set([WAITERS_FIELD, HANDED_FIELD, WRITER_WAITS_FIELD, WRITER_BY_FIELD, PERMITS_FIELD]);
 
 /** Fields of a lock hash that are not owners. */
 export const isMarkField = (field: string): boolean => MARKS.has(field);

@@ -29,6 +29,8 @@ export interface LoopHost {
   attemptUnanswered(q: Request, err: unknown): void;
   /** A queued waiter gave up: leaves the store's queue, naming the gate's next waiter in its place. */
   leaveQueue(q: Request): void;
+  /** A waiter gave up after a refusal: takes back what its refusals left to keep others out (a writer's mark). */
+  withdraw(q: Request): void;
 }
 
 export type Granted = Extract<AcquireReply, [1, ...unknown[]]>;
@@ -96,6 +98,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
     leaveFast(host, q.resource, { failed: "error" });
     // Redis may have run it and queued this owner before the reply was lost: the leave, sent after it, undoes that.
     if (join && host.backend.noReply?.(err)) host.leaveQueue(q);
+    if (host.backend.noReply?.(err)) host.withdraw(q);
     throw err;
   }
   if (a.outcome === "granted") {
@@ -104,15 +107,18 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   }
   if (a.outcome === "gave-up") {
     leaveFast(host, q.resource, { failed: "error" });
+    host.withdraw(q);
     return gaveUp(host, q, start, 1, a.reason);
   }
   host.cfg.emit?.({ type: "contended", resource: q.resource, pttlMs: a.pttl });
   if (host.closed) {
     leaveFast(host, q.resource, { failed: "held" });
+    host.withdraw(q);
     throw new LocksClosedError();
   }
   if (q.once || q.waitMs === 0) {
     leaveFast(host, q.resource, { failed: "held" });
+    host.withdraw(q);
     return timedOut(host, q, start, 1);
   }
   const w = newWaiter(q);
@@ -231,6 +237,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
       const inQueue = w.standing === "joined";
       g.leave(w, "attempt");
       if (inQueue) host.leaveQueue(q);
+      host.withdraw(q);
       host.dropIfIdle(g, q.resource);
     }
   }

@@ -39,6 +39,11 @@ export interface LockBackend {
     successor: NextWaiter | undefined,
   ): Promise<ReleaseReply>;
   /**
+   * A waiter that gave up after a refusal takes back what its refusals left in the store to keep others out
+   * (the read-write lock's writer mark); a no-op when someone else's refusal left it since.
+   */
+  withdraw?(resource: string, key: string, owner: string): Promise<void>;
+  /**
    * True when several owners may hold the lock at once (semaphore permits, read holds): a waiter that is
    * granted lets the next local waiter try at once instead of waiting for a release.
    */

@@ -231,6 +231,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     });
   }
 
+  withdraw(q: Request): void {
+    this.backend.withdraw?.(q.resource, q.key, q.owner).catch(() => {});
+  }
+
   leaveQueue(q: WaiterRequest): void {
     if (!this.backend.leave) return;
     const named = this.closed ? undefined : this.nameNext(q.resource);

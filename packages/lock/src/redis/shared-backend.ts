@@ -63,6 +63,11 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
       await cmd.lockyardSharedLeave(n.queue, n.queueLeases, n.channel, owner, shardedFlag);
       return [0];
     },
+    ...(o.mode === "write" && {
+      async withdraw(resource: string, key: string, owner: string) {
+        await cmd.lockyardSharedWithdraw(key, namesOf(resource, key).channel, owner, shardedFlag);
+      },
+    }),
     async renew(key, owner, leaseMs) {
       const [ok] = await renewMany(send, [{ key, owner, leaseMs }], sharded);
       return ok === true;

@@ -146,17 +146,20 @@ describe("read-write lock", () => {
   });
 
   it("a crashed writer's hold ends with its lease; its readers-blocking mark ends with the queue lease", async () => {
-    const crashed = makeLocks(redis, { leaseMs: 300, retry: { maxMs: 50, jitterMs: 5 } });
+    const crashedConn = connect();
+    const crashed = makeLocks(crashedConn, { leaseMs: 300, retry: { maxMs: 50, jitterMs: 5 } });
     const live = makeLocks(redis);
     const name = uniq("crash");
     await crashed.locks.readWrite(name).write.acquire();
-    // A second writer of the crashed process waits (and marks), then everything stops.
+    // A second writer of the crashed process waits (and marks), then everything stops: its connection goes
+    // first, so nothing it does on the way out (taking the mark back) reaches Redis.
     void crashed.locks
       .readWrite(name)
       .write.acquire({ waitMs: 200 })
       .catch(() => {});
     await sleep(100);
     expect(await redis.hexists(`lock:rw:{${name}}`, "~writer-waits")).toBe(1);
+    crashedConn.disconnect();
     await crashed.locks.close();
     const started = performance.now();
     const r = await live.locks.readWrite(name).read.acquire({ waitMs: 3_000 });
@@ -195,17 +198,70 @@ describe("read-write lock", () => {
   it("a reader kept out only by a writer's mark looks again when the mark ends", async () => {
     // Found by the simulation (seed 479 of --kinds): the reader slept until the holders' leases, not the mark.
     const holder = makeLocks(redis);
-    const writer = makeLocks(redis, { retry: { queueLeaseMs: 300 } });
     const reader = makeLocks(redis, { retry: { maxMs: 5_000 } });
     const name = uniq("mark");
     const r = await holder.locks.readWrite(name).read.acquire();
-    await expect(writer.locks.readWrite(name).write.acquire({ waitMs: 50 })).rejects.toBeInstanceOf(
-      LockTimeoutError,
-    );
-    // The mark lasts 300 ms; the reader's fallback would be 5 s (the holder's lease is 30 s).
+    // The mark of a writer that is gone without taking it back (a crash), lasting 300 ms from now.
+    const [now] = await redis.time();
+    await redis.hset(`lock:rw:{${name}}`, "~writer-waits", Number(now) * 1000 + 300, "~writer-by", "gone|0");
+    // The reader's fallback would be 5 s (the holder's lease is 30 s).
     const h = await reader.locks.readWrite(name).read.acquire({ waitMs: 2_000 });
     await Promise.all([h.release(), r.release()]);
+    await Promise.all([holder.locks.close(), reader.locks.close()]);
+  });
+
+  it("a writer that gives up takes its mark back: readers come in at once, not when the mark would end", async () => {
+    const holder = makeLocks(redis);
+    const writer = makeLocks(redis, { retry: { queueLeaseMs: 10_000 } });
+    const reader = makeLocks(redis);
+    const name = uniq("withdraw");
+    const key = `lock:rw:{${name}}`;
+    const r = await holder.locks.readWrite(name).read.acquire();
+    // Timed out: its refusals marked the lock for 10 s.
+    await expect(writer.locks.readWrite(name).write.acquire({ waitMs: 100 })).rejects.toBeInstanceOf(
+      LockTimeoutError,
+    );
+    await expect.poll(() => redis.hexists(key, "~writer-waits")).toBe(0);
+    const h = await reader.locks.readWrite(name).read.tryAcquire();
+    expect(h).not.toBeNull();
+    // A refused tryAcquire of the write side leaves no mark either.
+    expect(await writer.locks.readWrite(name).write.tryAcquire()).toBeNull();
+    await expect.poll(() => redis.hexists(key, "~writer-waits")).toBe(0);
+    const again = await reader.locks.readWrite(name).read.tryAcquire();
+    expect(again).not.toBeNull();
+    await Promise.all([r.release(), h!.release(), again!.release()]);
     await Promise.all([holder.locks.close(), writer.locks.close(), reader.locks.close()]);
+  });
+
+  it("a writer that gives up puts back the mark of a writer still waiting", async () => {
+    const holder = makeLocks(redis);
+    const patient = makeLocks(redis, { instanceId: "patient", retry: { queueLeaseMs: 10_000 } });
+    const quitter = makeLocks(redis, { instanceId: "quitter", retry: { queueLeaseMs: 20_000 } });
+    const reader = makeLocks(redis);
+    const name = uniq("withdraw-two");
+    const key = `lock:rw:{${name}}`;
+    const r = await holder.locks.readWrite(name).read.acquire();
+    const waiting = patient.locks.readWrite(name).write.acquire({ waitMs: 10_000 });
+    await expect.poll(() => redis.hexists(key, "~writer-waits")).toBe(1);
+    // The quitter's refusal sets a 20 s mark over the patient writer's 10 s one, then it gives up.
+    expect(await quitter.locks.readWrite(name).write.tryAcquire()).toBeNull();
+    await expect.poll(async () => (await redis.hget(key, "~writer-by")) ?? "").not.toMatch(/^quitter:/);
+    // The patient writer's mark is back (or re-set by its own next look): readers are still kept out.
+    const [seconds, micros] = await redis.time();
+    const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const mark = Number(await redis.hget(key, "~writer-waits"));
+    expect(mark).toBeGreaterThan(nowMs);
+    expect(mark).toBeLessThanOrEqual(nowMs + 10_000);
+    expect(await reader.locks.readWrite(name).read.tryAcquire()).toBeNull();
+    await r.release();
+    const w = await waiting;
+    await w.release();
+    await Promise.all([
+      holder.locks.close(),
+      patient.locks.close(),
+      quitter.locks.close(),
+      reader.locks.close(),
+    ]);
   });
 
   it("a reader kept out by a writer's mark looks again when that writer gets in, so its silent expiry frees it", async () => {

@@ -56,6 +56,11 @@ export class SimSharedClient {
     return this.call(() => this.model.leave(q!, qt!, ch!, owner!), `semaphore leave ${q} ${owner}`);
   }
 
+  lockyardSharedWithdraw(...a: (string | number)[]): Promise<number> {
+    const [lock, ch, owner] = a.map(String) as string[];
+    return this.call(() => this.model.withdraw(lock!, ch!, owner!), `writer withdraw ${lock} ${owner}`);
+  }
+
   lockyardSharedRelease(...a: (string | number)[]): Promise<[number, number]> {
     const [lock, channel, q, qt, owner, mode, token] = a.map(String) as string[];
     const run = () => this.model.release(lock!, channel!, q!, qt!, owner!, mode as "read" | "write", token!);

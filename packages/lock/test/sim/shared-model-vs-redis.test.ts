@@ -169,6 +169,11 @@ class SharedSequence extends DiffSequence {
       const w = mine[f]!;
       if (f === "~writer-waits") {
         if (Math.abs(Number(v) - Number(w)) > TTL_SLACK) differ(f);
+      } else if (f === "~writer-by") {
+        // "owner|before": the mark it found is a time, like the mark itself.
+        const [a, b] = [v.lastIndexOf("|"), w.lastIndexOf("|")];
+        const sameOwner = v.slice(0, a) === w.slice(0, b);
+        if (!sameOwner || Math.abs(Number(v.slice(a + 1)) - Number(w.slice(b + 1))) > TTL_SLACK) differ(f);
       } else if (f.startsWith("~")) {
         if (v !== w) differ(f);
       } else {
@@ -210,6 +215,7 @@ const newStats = () => ({
   decremented: 0,
   notOwner: 0,
   renewed: 0,
+  withdrawn: 0,
   errors: 0,
   published: 0,
 });
@@ -352,6 +358,22 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
           s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
         stats.renewed += (r.value as number[]).filter((v) => v === 1).length;
+      } else if (roll < 82) {
+        // A writer that gave up takes its mark back: mostly the one that set it last, sometimes anyone.
+        const snap = s.model.snapshot(k.lock);
+        const by = snap.type === "hash" ? (snap.value as Record<string, string>)["~writer-by"] : undefined;
+        const o = by !== undefined && rng.chance(0.7) ? by.slice(0, by.lastIndexOf("|")) : owner();
+        const label = `withdraw ${i} ${o}`;
+        const got = await s.op(
+          label,
+          (m) => cmd(m).lockyardSharedWithdraw!(k.lock, k.channel, o, "0"),
+          () => shared.withdraw(k.lock, k.channel, o),
+        );
+        if (!got) break;
+        const [r, mr] = got;
+        if (s.bothOk(label, r, mr) && JSON.stringify(r.value) !== JSON.stringify(mr.value))
+          s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
+        if (r.value === 1) stats.withdrawn++;
       } else if (roll < 84) {
         const o = owner();
         const label = `leave ${i} ${o}`;
@@ -471,6 +493,7 @@ describe("the simulation's shared-lock model agrees with redis-server running th
     expect(stats.decremented).toBeGreaterThan(SEQUENCES / 10);
     expect(stats.notOwner).toBeGreaterThan(SEQUENCES / 2);
     expect(stats.renewed).toBeGreaterThan(SEQUENCES / 2);
+    expect(stats.withdrawn).toBeGreaterThan(0);
     expect(stats.errors).toBeGreaterThan(0);
     expect(stats.published).toBeGreaterThan(0);
     expect(stats.stopped).toBeLessThan(SEQUENCES / 5);

@@ -42,7 +42,7 @@ interface Holders {
   waiting: boolean;
 }
 
-const MARKS = new Set(["~waiters", "~writer-waits", "~permits"]);
+const MARKS = new Set(["~waiters", "~writer-waits", "~writer-by", "~permits"]);
 
 /** holder_of: the Lua pattern `^(%d+)|(%d+)|(%d+)|(%d+)$`; the scripts never write anything else. */
 export function holdOf(v: string): Hold {
@@ -76,7 +76,7 @@ export class SharedModel {
     for (const [f, v] of [...(m.hash(k) ?? [])]) {
       if (f === "~writer-waits") s.writerWaits = Number(v);
       else if (f === "~waiters") s.waiting = true;
-      else if (f !== "~permits") {
+      else if (f !== "~permits" && f !== "~writer-by") {
         const h = holdOf(v);
         if (h.e <= now) m.hdel(k, f);
         else {
@@ -144,7 +144,9 @@ export class SharedModel {
       let writerWaits = s.writerWaits;
       if (mode === "write") {
         writerWaits = Math.max(writerWaits, now + writerMark);
+        const by = this.writerBy(k, o, s.writerWaits);
         m.hsetField(k, "~writer-waits", String(writerWaits));
+        m.hsetField(k, "~writer-by", by);
       }
       this.keepAlive(k, s.latest, writerWaits, now);
       let nextEnd = s.soonest ?? writerWaits;
@@ -162,6 +164,7 @@ export class SharedModel {
     let writerWaits = s.writerWaits;
     if (mode === "write") {
       m.hdel(k, "~writer-waits");
+      m.hdel(k, "~writer-by");
       if (writerWaits > now && s.waiting) m.published.push([ch, "1"]);
       writerWaits = 0;
     }
@@ -237,6 +240,34 @@ export class SharedModel {
       }
     }
     return undefined;
+  }
+
+  /** shared-body.ts writer_by: `owner|before`, kept as it is when o set the mark last already. */
+  private writerBy(k: string, o: string, found: number): string {
+    const by = this.redis().hash(k)?.get("~writer-by");
+    const m = by === undefined ? null : /^(.*)\|(\d+)$/.exec(by);
+    if (m && m[1] === o) return by!;
+    return `${o}|${found}`;
+  }
+
+  /** shared-withdraw.ts: 1 when the owner set the mark last; it puts back the mark it found (or none). */
+  withdraw(k: string, ch: string, o: string): number {
+    const m = this.redis();
+    const by = m.hash(k)?.get("~writer-by");
+    const mine = by === undefined ? null : /^(.*)\|(\d+)$/.exec(by);
+    if (!mine || mine[1] !== o) return 0;
+    const now = m.nowMs();
+    const s = this.holders(k, o, now);
+    let writerWaits = Number(mine[2]);
+    m.hdel(k, "~writer-by");
+    if (writerWaits > now) m.hsetField(k, "~writer-waits", String(writerWaits));
+    else {
+      writerWaits = 0;
+      m.hdel(k, "~writer-waits");
+    }
+    if (s.waiting && s.writers === 0 && s.writerWaits > now) m.published.push([ch, "1"]);
+    this.keepAlive(k, s.latest, writerWaits, now);
+    return 1;
   }
 
   /** shared-leave.ts: 1 when the owner had an entry (then `1` is announced if entries remain), else 0. */

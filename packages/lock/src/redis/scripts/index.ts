@@ -12,6 +12,7 @@ import { sharedAcquire } from "./shared-acquire.js";
 import { sharedLeave } from "./shared-leave.js";
 import { sharedRelease } from "./shared-release.js";
 import { sharedRenewMany } from "./shared-renew-many.js";
+import { sharedWithdraw } from "./shared-withdraw.js";
 
 export type RedisClient = Redis | Cluster;
 
@@ -29,6 +30,7 @@ export const scripts = [
   sharedLeave,
   sharedRelease,
   sharedRenewMany,
+  sharedWithdraw,
 ] as const;
 
 type K = string;
@@ -104,6 +106,7 @@ export interface ScriptCommands {
     sharded: string,
   ): Promise<[number, number, number]>;
   lockyardSharedLeave(queue: K, queueLeases: K, channel: K, owner: string, sharded: string): Promise<number>;
+  lockyardSharedWithdraw(lock: K, channel: K, owner: string, sharded: string): Promise<number>;
   lockyardSharedRelease(
     lock: K,
     channel: K,

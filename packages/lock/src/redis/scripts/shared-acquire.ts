@@ -5,7 +5,8 @@ import { SHARED_BODY } from "./shared-body.js";
  * KEYS[1] lock hash; KEYS[2] fence counter; KEYS[3] waiter queue; KEYS[4] entry leases; KEYS[5] release channel
  * ARGV[1] owner, ARGV[2] leaseMs, ARGV[3] "1" when more waiters queue behind the caller (its release must
  * publish), ARGV[4] mode: "permit" (semaphore), "read" or "write", ARGV[5] permits (mode permit),
- * ARGV[6] how long a refused writer's mark blocks new readers, ms, ARGV[7] join: "1" for a waiting
+ * ARGV[6] how long a refused writer's mark blocks new readers, ms (the mark names the writer that set it last
+ * and the mark it found: a writer that gives up puts that back, shared-withdraw.ts), ARGV[7] join: "1" for a waiting
  * semaphore acquire under its own owner name (refused, it joins the queue or refreshes its entry),
  * ARGV[8] qleaseMs, ARGV[9] "1" to use SPUBLISH (Cluster)
  * Returns {1, count, token} granted or re-entered (count = the owner's holds, token = its grant's), or
@@ -47,7 +48,7 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
     local writer_waits = s.writer_waits
     if mode == 'write' then
       writer_waits = math.max(writer_waits, now + tonumber(writer_mark))
-      redis.call('hset', k, '~writer-waits', writer_waits)
+      redis.call('hset', k, '~writer-waits', writer_waits, '~writer-by', writer_by(k, o, s.writer_waits))
     end
     keep_alive(k, s.latest, writer_waits, now)
     local next_end = s.soonest or writer_waits
@@ -67,7 +68,7 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
   end
   local writer_waits = s.writer_waits
   if mode == 'write' then
-    redis.call('hdel', k, '~writer-waits')
+    redis.call('hdel', k, '~writer-waits', '~writer-by')
     -- Readers kept out by the mark sleep until it would have ended; the writer now in has a lease of its own
     -- that may end sooner, and silently (a lease too short, a crash): they look again and learn when it ends.
     if writer_waits > now and s.waiting then announce(ch, sharded, '1') end

@@ -10,6 +10,9 @@ import { QUEUE_BODY } from "./queue.js";
  *   field ~writer-waits    Redis time (ms) until which a refused writer blocks new readers (the read-write
  *                          lock's writer preference; its waiter re-sets it with each look, so a dead writer's
  *                          mark runs out within one queue lease)
+ *   field ~writer-by       "owner|before": the writer whose refusal set the mark last, and the mark it found
+ *                          then (0: none); if that writer gives up it puts `before` back (shared-withdraw.ts)
+ *                          instead of keeping readers out for the rest of its own mark
  *   field ~permits         the semaphore's permit count as last acquired with (for dashboards)
  * Semaphores also queue waiting processes fairly, in the mutex's queue keys (queue.ts: `q` LIST of owners,
  * `qt` HASH owner → Redis ms its entry lives), without a handoff: a free permit goes to a fresh attempt only
@@ -33,7 +36,7 @@ local function holders(k, o, now)
     local f, v = all[i], all[i + 1]
     if f == '~writer-waits' then s.writer_waits = tonumber(v)
     elseif f == '~waiters' then s.waiting = true
-    elseif f ~= '~permits' then
+    elseif f ~= '~permits' and f ~= '~writer-by' then
       local h = holder_of(v)
       if h.e <= now then
         redis.call('hdel', k, f)
@@ -82,6 +85,16 @@ local function owed_entries(k, q, qt, n, now)
     end
   end
   return nil
+end
+-- The ~writer-by value for writer o refusing now: the mark it found, unless o set the mark last already (then
+-- what it found then stands).
+local function writer_by(k, o, found)
+  local by = redis.call('hget', k, '~writer-by')
+  if by then
+    local owner, before = string.match(by, '^(.*)|(%d+)$')
+    if owner == o then return by end
+  end
+  return o .. '|' .. string.format('%d', found)
 end
 -- The key lives as long as its latest lease or a live writer mark; with neither it goes.
 local function keep_alive(k, latest, writer_waits, now)
