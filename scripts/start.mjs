@@ -95,19 +95,24 @@ async function localCluster() {
   return cluster.nodes.map((n) => `${n.host}:${n.port}`).join(",");
 }
 
-const topology = process.env.REDIS_TOPOLOGY || (process.env.REDIS_CLUSTER_NODES ? "cluster" : "single");
-if (topology !== "single" && topology !== "cluster")
-  fail(`REDIS_TOPOLOGY=${topology}: expected "single" (the default) or "cluster".`);
+const topology =
+  process.env.REDIS_TOPOLOGY ||
+  (process.env.REDIS_CLUSTER_NODES ? "cluster" : process.env.REDIS_SENTINELS ? "sentinel" : "single");
+if (topology !== "single" && topology !== "cluster" && topology !== "sentinel")
+  fail(`REDIS_TOPOLOGY=${topology}: expected "single" (the default), "cluster" or "sentinel".`);
+// Sentinel is never provisioned here: it is your Sentinels watching your primary.
+if (topology === "sentinel" && !process.env.REDIS_SENTINELS)
+  fail("REDIS_TOPOLOGY=sentinel: set REDIS_SENTINELS (host:port,… of your Sentinels) and REDIS_SENTINEL_NAME.");
 let redisUrl = process.env.REDIS_URL;
 let clusterNodes = process.env.REDIS_CLUSTER_NODES;
 let redlockUrls = process.env.REDLOCK_URLS;
-const needServer = topology === "cluster" ? !clusterNodes : !redisUrl;
+const needServer = topology === "cluster" ? !clusterNodes : topology === "single" && !redisUrl;
 if (needServer || !redlockUrls) {
   ensureSystemPackages([{ bin: "redis-server", pkg: "redis-server" }], { why: "no REDIS_URL set" });
 }
 try {
   if (topology === "cluster") clusterNodes ||= await localCluster();
-  else redisUrl ??= await localRedis(REDIS_PORT, "redis");
+  else if (topology === "single") redisUrl ??= await localRedis(REDIS_PORT, "redis");
   if (!redlockUrls) {
     const urls = [];
     for (const [i, port] of REDLOCK_PORTS.entries()) urls.push(await localRedis(port, `redlock-${i + 1}`));
@@ -189,7 +194,14 @@ for (const [i, port] of API_PORTS.entries()) {
     env: {
       PORT: String(port),
       INSTANCE_ID: `api-${i + 1}`,
-      ...(topology === "cluster" ? { REDIS_CLUSTER_NODES: clusterNodes } : { REDIS_URL: redisUrl }),
+      ...(topology === "cluster"
+        ? { REDIS_CLUSTER_NODES: clusterNodes }
+        : topology === "sentinel"
+          ? {
+              REDIS_SENTINELS: process.env.REDIS_SENTINELS,
+              REDIS_SENTINEL_NAME: process.env.REDIS_SENTINEL_NAME || "mymaster",
+            }
+          : { REDIS_URL: redisUrl }),
       REDLOCK_URLS: redlockUrls,
       DATABASE_URL: databaseUrl ?? "",
       API_URLS: apiUrls,
@@ -219,7 +231,7 @@ console.log(`
   \x1b[1mLockyard is up${dev ? " in dev mode" : ""}.\x1b[0m
   Dashboard:  \x1b[4mhttp://localhost:${WEB_PORT}\x1b[0m
   API:        ${browserApiUrls.replaceAll(",", "  ")}   (tRPC at /trpc, /healthz, /readyz, /metrics)
-  Redis:      ${topology === "cluster" ? `cluster ${clusterNodes}` : redisUrl}   Redlock nodes: ${redlockUrls}
+  Redis:      ${topology === "cluster" ? `cluster ${clusterNodes}` : topology === "sentinel" ? `sentinel ${process.env.REDIS_SENTINEL_NAME || "mymaster"} via ${process.env.REDIS_SENTINELS}` : redisUrl}   Redlock nodes: ${redlockUrls}
   PostgreSQL: ${databaseUrl ? redact(databaseUrl) : "none (the postgres mode is unavailable)"}
   Ctrl-C stops everything started here.${dev ? "\n  Edits recompile: packages/lock, packages/ui and apps/api (the APIs restart), apps/web (hot reload)." : ""}
 `);

@@ -12,8 +12,8 @@ export interface Config {
   instanceId: string;
   /** Given to the demo's child processes, which open their own connection. */
   redisUrl: string;
-  /** One Redis (`REDIS_URL`) or a Cluster (`REDIS_CLUSTER_NODES`). */
-  redisTopology: "single" | "cluster";
+  /** One Redis (`REDIS_URL`), a Cluster (`REDIS_CLUSTER_NODES`) or a primary found through Sentinels (`REDIS_SENTINELS`). */
+  redisTopology: "single" | "cluster" | "sentinel";
   apiUrls: string[];
   adminToken: string | undefined;
   jobIntervalMs: number;

@@ -33,6 +33,34 @@ describe("REDIS_CLUSTER_NODES", () => {
   });
 });
 
+describe("REDIS_SENTINELS", () => {
+  it("set: the primary named REDIS_SENTINEL_NAME through its Sentinels, also as a child process's string", () => {
+    const env = parseEnv({
+      REDIS_SENTINELS: "127.0.0.1:26379,s2.internal:26380",
+      REDIS_SENTINEL_NAME: "shop",
+    });
+    const target = redisTarget(env);
+    expect(target).toEqual({
+      topology: "sentinel",
+      name: "shop",
+      sentinels: [
+        { host: "127.0.0.1", port: 26379 },
+        { host: "s2.internal", port: 26380 },
+      ],
+    });
+    expect(parseTarget(targetString(target))).toEqual(target);
+    expect(redisTarget(parseEnv({ REDIS_SENTINELS: "h:1" }))).toMatchObject({ name: "mymaster" });
+  });
+
+  it("refuses a bad list, a bad name, and a Cluster with Sentinels, each saying what to set", () => {
+    expect(() => parseEnv({ REDIS_SENTINELS: "h" })).toThrow(/REDIS_SENTINELS/);
+    expect(() => parseEnv({ REDIS_SENTINELS: "h:1", REDIS_SENTINEL_NAME: "a b" })).toThrow(
+      /REDIS_SENTINEL_NAME/,
+    );
+    expect(() => parseEnv({ REDIS_SENTINELS: "h:1", REDIS_CLUSTER_NODES: "h:2" })).toThrow(/set one of them/);
+  });
+});
+
 describe("parseClusterNodes", () => {
   it("keeps live masters with slots and live replicas, each with its master", () => {
     const reply = [

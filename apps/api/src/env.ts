@@ -10,6 +10,20 @@ const httpUrl = z.url({ protocol: /^https?$/ });
 const redisUrl = z.url({ protocol: /^rediss?$/ });
 const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
 
+/** `host:port,host:port,…` as `{ host, port }`s; unset or empty: none. */
+const hostPorts = z
+  .string()
+  .optional()
+  .transform((s) => (s ? csv(s) : []))
+  .pipe(z.array(z.string().regex(/^[A-Za-z0-9_.-]+:\d{1,5}$/, "expected host:port")))
+  .transform((list) =>
+    list.map((hp) => {
+      const i = hp.lastIndexOf(":");
+      return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
+    }),
+  )
+  .pipe(z.array(z.object({ host: z.string(), port: z.number().int().min(1).max(65_535) })));
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(4001),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -18,18 +32,17 @@ const schema = z.object({
    * Seed nodes of a Redis Cluster (`host:port,host:port,…`). Set, every part of the API uses an ioredis
    * Cluster found from them, and REDIS_URL is not used.
    */
-  REDIS_CLUSTER_NODES: z
+  REDIS_CLUSTER_NODES: hostPorts,
+  /**
+   * Redis Sentinels (`host:port,host:port,…`) watching the primary named REDIS_SENTINEL_NAME. Set, every part
+   * of the API finds the primary through them, and the new one after a failover, without a restart; REDIS_URL
+   * is not used.
+   */
+  REDIS_SENTINELS: hostPorts,
+  REDIS_SENTINEL_NAME: z
     .string()
-    .optional()
-    .transform((s) => (s ? csv(s) : []))
-    .pipe(z.array(z.string().regex(/^[A-Za-z0-9_.-]+:\d{1,5}$/, "expected host:port")))
-    .transform((list) =>
-      list.map((hp) => {
-        const i = hp.lastIndexOf(":");
-        return { host: hp.slice(0, i), port: Number(hp.slice(i + 1)) };
-      }),
-    )
-    .pipe(z.array(z.object({ host: z.string(), port: z.number().int().min(1).max(65_535) }))),
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "REDIS_SENTINEL_NAME must be 1-64 of [A-Za-z0-9_.-]")
+    .default("mymaster"),
   REDLOCK_URLS: z
     .string()
     .optional()
@@ -138,6 +151,11 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new Error(`invalid environment:\n${z.prettifyError(result.error)}`);
   }
   const env = result.data;
+  if (env.REDIS_CLUSTER_NODES.length > 0 && env.REDIS_SENTINELS.length > 0) {
+    throw new Error(
+      "invalid environment:\nREDIS_CLUSTER_NODES and REDIS_SENTINELS are both set: a Redis Cluster has no Sentinels; set one of them",
+    );
+  }
   const apiUrls = env.API_URLS.length > 0 ? env.API_URLS : [`http://127.0.0.1:${env.PORT}`];
   return { ...env, API_URLS: apiUrls, INSTANCE_ID: env.INSTANCE_ID ?? `api-${env.PORT}` };
 }
