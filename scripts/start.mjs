@@ -102,7 +102,9 @@ if (topology !== "single" && topology !== "cluster" && topology !== "sentinel")
   fail(`REDIS_TOPOLOGY=${topology}: expected "single" (the default), "cluster" or "sentinel".`);
 // Sentinel is never provisioned here: it is your Sentinels watching your primary.
 if (topology === "sentinel" && !process.env.REDIS_SENTINELS)
-  fail("REDIS_TOPOLOGY=sentinel: set REDIS_SENTINELS (host:port,… of your Sentinels) and REDIS_SENTINEL_NAME.");
+  fail(
+    "REDIS_TOPOLOGY=sentinel: set REDIS_SENTINELS (host:port,… of your Sentinels) and REDIS_SENTINEL_NAME.",
+  );
 let redisUrl = process.env.REDIS_URL;
 let clusterNodes = process.env.REDIS_CLUSTER_NODES;
 let redlockUrls = process.env.REDLOCK_URLS;
