@@ -1,3 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ApiProcess } from "../../apps/api/test/servers.js";
+
 export { type ApiProcess, startApis, stopApis } from "../../apps/api/test/servers.js";
 
 export interface TrpcReply {
@@ -34,4 +37,33 @@ export async function trpc(
     code: body.error?.data?.code,
     message: body.error?.message,
   };
+}
+
+/**
+ * Until the API sells one unit of a fresh product again (stock.reset, then stock.deduct in redis mode): ms after
+ * `since`. Past `giveUpMs` it fails with what the instance logged about its connections.
+ */
+export async function sellsAgain(
+  api: ApiProcess,
+  productId: string,
+  since: number,
+  giveUpMs: number,
+): Promise<number> {
+  for (;;) {
+    const reset = await trpc(api.url, "stock.reset", { productId, qty: 1 }).catch(() => null);
+    if (reset?.status === 200) {
+      const sale = await trpc(api.url, "stock.deduct", { productId, mode: "redis" }).catch(() => null);
+      if (sale?.status === 200 && sale.data?.ok === true) return performance.now() - since;
+    }
+    if (performance.now() - since > giveUpMs) {
+      const log = api
+        .output()
+        .split("\n")
+        .filter((l) => /redis|sentinel|cluster/i.test(l) && !/"url":"\/trpc/.test(l));
+      throw new Error(
+        `${api.instanceId} did not sell again within ${giveUpMs} ms; it logged:\n${log.join("\n")}`,
+      );
+    }
+    await sleep(25);
+  }
 }

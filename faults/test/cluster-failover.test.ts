@@ -15,7 +15,7 @@ import {
   type StartedCluster,
   startCluster,
 } from "../../scripts/lib/cluster.mjs";
-import { type ApiProcess, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
+import { type ApiProcess, sellsAgain, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
 import { figure } from "../src/figures.js";
 import { sseUntil } from "../src/sse.js";
 
@@ -91,18 +91,6 @@ async function promotedAfter(replica: ClusterServer, since: number): Promise<num
   }
 }
 
-/** Until the API sells one unit of a fresh product again (stock.reset, then stock.deduct in redis mode). */
-async function sellsAgain(url: string, productId: string, since: number): Promise<number> {
-  for (;;) {
-    const reset = await trpc(url, "stock.reset", { productId, qty: 1 }).catch(() => null);
-    if (reset?.status === 200) {
-      const sale = await trpc(url, "stock.deduct", { productId, mode: "redis" }).catch(() => null);
-      if (sale?.status === 200 && sale.data?.ok === true) return performance.now() - since;
-    }
-    await sleep(25);
-  }
-}
-
 it(`SIGKILL of the product's master during a ${REQUESTS}-request redis burst across two API instances`, async () => {
   const productId = `failover-${Date.now()}`;
   expect((await trpc(apis[0]!.url, "stock.reset", { productId, qty: INITIAL })).status).toBe(200);
@@ -141,7 +129,7 @@ it(`SIGKILL of the product's master during a ${REQUESTS}-request redis burst acr
   const killedAt = performance.now();
   const failoverMs = await promotedAfter(replica, killedAt);
   const sellAgainMs = await Promise.all(
-    apis.map((a, i) => sellsAgain(a.url, `${productId}-after-${i}`, killedAt)),
+    apis.map((a, i) => sellsAgain(a, `${productId}-after-${i}`, killedAt, failoverMs + 15_000)),
   );
   await firing;
   const all = await Promise.all(replies);

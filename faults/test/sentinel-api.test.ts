@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type SentinelGroup, startSentinelGroup } from "../../scripts/lib/sentinel.mjs";
-import { type ApiProcess, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
+import { type ApiProcess, sellsAgain, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
 import { figure } from "../src/figures.js";
 
 const REQUESTS = 120;
@@ -33,35 +33,6 @@ afterAll(async () => {
   await stopApis(apis ?? []);
   await group?.stop();
 });
-
-/**
- * Until the API sells one unit of a fresh product again (stock.reset, then stock.deduct in redis mode): ms after
- * `since`. Past `giveUpMs` it fails with what the instance logged about its connections.
- */
-async function sellsAgain(
-  api: ApiProcess,
-  productId: string,
-  since: number,
-  giveUpMs: number,
-): Promise<number> {
-  for (;;) {
-    const reset = await trpc(api.url, "stock.reset", { productId, qty: 1 }).catch(() => null);
-    if (reset?.status === 200) {
-      const sale = await trpc(api.url, "stock.deduct", { productId, mode: "redis" }).catch(() => null);
-      if (sale?.status === 200 && sale.data?.ok === true) return performance.now() - since;
-    }
-    if (performance.now() - since > giveUpMs) {
-      const log = api
-        .output()
-        .split("\n")
-        .filter((l) => /redis|sentinel/i.test(l) && !/"url":"\/trpc/.test(l));
-      throw new Error(
-        `${api.instanceId} did not sell again within ${giveUpMs} ms; it logged:\n${log.join("\n")}`,
-      );
-    }
-    await sleep(25);
-  }
-}
 
 /** Until the Sentinels name another primary than `port`: ms after `since`. */
 async function switchedAfter(port: number, since: number): Promise<number> {

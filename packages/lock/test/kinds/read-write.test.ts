@@ -233,6 +233,33 @@ describe("read-write lock", () => {
     await Promise.all([holder.locks.close(), writer.locks.close(), reader.locks.close()]);
   });
 
+  it("an aborted writer and a writer whose Locks closes take their marks back too", async () => {
+    const holder = makeLocks(redis);
+    const writer = makeLocks(redis, { retry: { queueLeaseMs: 10_000 } });
+    const reader = makeLocks(redis);
+    const name = uniq("withdraw-abort");
+    const key = `lock:rw:{${name}}`;
+    const r = await holder.locks.readWrite(name).read.acquire();
+    const abort = new AbortController();
+    const aborted = writer.locks.readWrite(name).write.acquire({ waitMs: 10_000, signal: abort.signal });
+    await expect.poll(() => redis.hexists(key, "~writer-waits")).toBe(1);
+    abort.abort();
+    await expect(aborted).rejects.toThrow();
+    await expect.poll(() => redis.hexists(key, "~writer-waits")).toBe(0);
+    const h = await reader.locks.readWrite(name).read.tryAcquire();
+    expect(h).not.toBeNull();
+    // close() while it waits: the waiter gives up with LocksClosedError and takes the mark back on the way out.
+    const closing = writer.locks.readWrite(name).write.acquire({ waitMs: 10_000 });
+    await expect.poll(() => redis.hexists(key, "~writer-waits")).toBe(1);
+    await writer.locks.close();
+    await expect(closing).rejects.toThrow();
+    await expect.poll(() => redis.hexists(key, "~writer-waits")).toBe(0);
+    const again = await reader.locks.readWrite(name).read.tryAcquire();
+    expect(again).not.toBeNull();
+    await Promise.all([r.release(), h!.release(), again!.release()]);
+    await Promise.all([holder.locks.close(), reader.locks.close()]);
+  });
+
   it("a writer that gives up puts back the mark of a writer still waiting", async () => {
     const holder = makeLocks(redis);
     const patient = makeLocks(redis, { instanceId: "patient", retry: { queueLeaseMs: 10_000 } });
