@@ -363,10 +363,19 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
         if (ok) this.subs.remove(resource);
         return;
       }
+      if (ok) {
+        g.subscription = "subscribed";
+        g.subscribeFailures = 0;
+        g.wakeHead(true);
+        return;
+      }
       // Failed: the next failed attempt of the head subscribes again; meanwhile its timer does the work.
-      g.subscription = ok ? "subscribed" : "none";
-      if (!ok) this.subs.remove(resource);
-      g.wakeHead(true);
+      // The first failure looks (and so subscribes again) at once: a new subscriber connection can refuse a
+      // SUBSCRIBE while it connects (ioredis 5.8–5.11). One that Redis keeps refusing (a user without channel
+      // rights) is tried again only with the head's timed looks: looking at once each time is a busy loop.
+      g.subscription = "none";
+      this.subs.remove(resource);
+      if (g.subscribeFailures++ === 0) g.wakeHead(true);
     });
   }
 

@@ -67,6 +67,8 @@ export class Gate {
   readonly queue: Waiter[] = [];
   epoch = 0;
   subscription: SubscriptionState = "none";
+  /** Subscriptions refused in a row (reset when one is made). */
+  subscribeFailures = 0;
   /**
    * When a waiter of ours was last granted the lock: the local time by which that grant's lease ends unless
    * renewed. A head that never tried itself knows no PTTL; a lease that expires announces nothing, so its

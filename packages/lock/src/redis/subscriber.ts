@@ -2,6 +2,7 @@ import type { Cluster, Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
 import { releaseChannel, resourceOfChannel } from "../resource.js";
 import type { RedisClient } from "./scripts/index.js";
+import { whenReady } from "./when-ready.js";
 
 /**
  * One shared subscriber connection per Locks: `redis.duplicate()`, made on first contention.
@@ -15,6 +16,8 @@ export function createRedisSubscriber(
   onResubscribed: () => void = () => {},
 ): ReleaseSubscriber {
   let conn: Redis | Cluster | undefined;
+  // A Cluster's sharded subscribers connect per shard on their own; only a plain connection waits (when-ready.ts).
+  let ready: () => Promise<void> = () => Promise.resolve();
   const onMessage = (channel: string, message: string) => {
     // The channel of this prefix only (see resource.ts), decoded back to the name as given.
     const resource = resourceOfChannel(prefix, channel);
@@ -43,18 +46,24 @@ export function createRedisSubscriber(
       readyBefore = true;
     });
     conn.on(sharded ? "smessage" : "message", onMessage);
+    if (!sharded) ready = whenReady(conn as Redis);
     return conn;
   };
   return {
     async subscribe(resource) {
       const c = connection();
       const ch = releaseChannel(resource, prefix);
+      await ready();
       await (sharded ? c.ssubscribe(ch) : c.subscribe(ch));
     },
     unsubscribe(resource) {
-      if (!conn) return;
+      const c = conn;
+      if (!c) return;
       const ch = releaseChannel(resource, prefix);
-      (sharded ? conn.sunsubscribe(ch) : conn.unsubscribe(ch)).catch(() => {});
+      // After any SUBSCRIBE still waiting for the connection (same promise, so in order).
+      ready()
+        .then(() => (sharded ? c.sunsubscribe(ch) : c.unsubscribe(ch)))
+        .catch(() => {});
     },
     async close() {
       const c = conn;

@@ -1,9 +1,11 @@
 import type { Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
 import type { Clock } from "../core/clock.js";
+import { whenReady } from "../redis/when-ready.js";
 import { releaseChannel, resourceOfChannel } from "../resource.js";
 
-// A subscription that no quorum of nodes confirms by then is left to the waiters' fallback timers.
+// A subscription that no quorum of nodes confirms by then (nodes down: their SUBSCRIBE stays queued) is left
+// to the waiters' fallback timers; one that too few nodes took, all having answered, failed.
 const SUBSCRIBE_WAIT_MS = 1_000;
 
 /**
@@ -25,12 +27,12 @@ export function createRedlockSubscriber(
   onRelease: (resource: string) => void,
   onResubscribed: () => void = () => {},
 ): ReleaseSubscriber {
-  let conns: Redis[] | undefined;
+  let conns: { conn: Redis; ready: () => Promise<void> }[] | undefined;
   const onMessage = (channel: string) => {
     const resource = resourceOfChannel(prefix, channel);
     if (resource !== null) onRelease(resource);
   };
-  const connections = (): Redis[] => {
+  const connections = () => {
     conns ??= clients.map((c) => {
       // Queue SUBSCRIBE until connected even when the node's client fails fast, and keep it queued for as
       // long as the node is down (no retry limit): ioredis re-subscribes only channels a node confirmed,
@@ -44,7 +46,7 @@ export function createRedlockSubscriber(
         if (readyBefore) onResubscribed();
         readyBefore = true;
       });
-      return s;
+      return { conn: s, ready: whenReady(s) };
     });
     return conns;
   };
@@ -52,24 +54,32 @@ export function createRedlockSubscriber(
     subscribe(resource) {
       const ch = releaseChannel(resource, prefix);
       const all = connections();
-      return new Promise<void>((resolve) => {
+      return new Promise<void>((resolve, reject) => {
         let ok = 0;
         let settled = 0;
+        let firstError: unknown;
         const done = () => {
           clock.clearTimer(timer);
           resolve();
         };
         const timer = clock.setTimer(done, SUBSCRIBE_WAIT_MS);
-        for (const c of all) {
-          c.subscribe(ch)
+        for (const { conn, ready } of all) {
+          ready()
+            .then(() => conn.subscribe(ch))
             .then(
               () => {
                 if (++ok >= quorum) done();
               },
-              () => {},
+              (err: unknown) => {
+                firstError ??= err;
+              },
             )
             .then(() => {
-              if (++settled === all.length) done();
+              if (++settled < all.length || ok >= quorum) return;
+              // Every node answered and too few took it: the waiters would hear too few releases, so the
+              // subscription failed (its gate subscribes again), rather than counting as made.
+              clock.clearTimer(timer);
+              reject(new Error(`subscribed on ${ok} of ${all.length} nodes`, { cause: firstError }));
             });
         }
       });
@@ -77,14 +87,17 @@ export function createRedlockSubscriber(
     unsubscribe(resource) {
       if (!conns) return;
       const ch = releaseChannel(resource, prefix);
-      for (const c of conns) c.unsubscribe(ch).catch(() => {});
+      for (const { conn, ready } of conns)
+        ready()
+          .then(() => conn.unsubscribe(ch))
+          .catch(() => {});
     },
     async close() {
       const cs = conns;
       conns = undefined;
-      for (const c of cs ?? []) {
-        c.removeAllListeners("message");
-        c.disconnect();
+      for (const { conn } of cs ?? []) {
+        conn.removeAllListeners("message");
+        conn.disconnect();
       }
     },
   };

@@ -88,6 +88,8 @@ export class SimNodeClient {
 export class SimNodeSubscriber {
   up = true;
   closed = false;
+  /** As ioredis names it: a SUBSCRIBE waits for "ready" (src/redis/when-ready.ts). */
+  status: "connecting" | "ready" | "reconnecting" | "end" = "connecting";
   private readonly channels = new Set<string>();
   private readonly listeners = new Map<string, Listener[]>();
 
@@ -97,12 +99,32 @@ export class SimNodeSubscriber {
     private readonly faults: Faults,
     readonly index: number,
   ) {
-    world.after(1, () => this.emit("ready"), proc);
+    world.after(1, () => this.becomeReady(), proc);
   }
 
   on(event: string, fn: Listener): this {
     this.listeners.set(event, [...(this.listeners.get(event) ?? []), fn]);
     return this;
+  }
+  once(event: string, fn: Listener): this {
+    const once: Listener & { of?: Listener } = (...args: unknown[]) => {
+      this.off(event, fn);
+      fn(...args);
+    };
+    once.of = fn;
+    return this.on(event, once);
+  }
+  off(event: string, fn: Listener): this {
+    const kept = (this.listeners.get(event) ?? []).filter(
+      (l) => l !== fn && (l as { of?: Listener }).of !== fn,
+    );
+    this.listeners.set(event, kept);
+    return this;
+  }
+  private becomeReady(): void {
+    if (this.closed) return;
+    this.status = "ready";
+    this.emit("ready");
   }
   removeAllListeners(event: string): this {
     this.listeners.delete(event);
@@ -132,6 +154,8 @@ export class SimNodeSubscriber {
     return Promise.resolve(0);
   }
   disconnect(): void {
+    this.status = "end";
+    this.emit("end");
     this.closed = true;
     this.channels.clear();
   }
@@ -150,13 +174,14 @@ export class SimNodeSubscriber {
   kill(): void {
     if (this.closed) return;
     this.up = false;
+    this.status = "reconnecting";
     this.world.log(`${this.proc.name} subscriber to n${this.index} killed`);
     this.world.after(
       this.world.rng.int(...this.faults.reconnectMs),
       () => {
         if (this.closed) return;
         this.up = true;
-        this.emit("ready");
+        this.becomeReady();
       },
       this.proc,
     );
