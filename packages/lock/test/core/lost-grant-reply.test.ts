@@ -77,4 +77,41 @@ describe("an acquire whose grant ran in Redis but whose reply was lost", () => {
     await locks.close();
     redis.disconnect();
   });
+
+  it("a refused writer whose reply was lost takes back the mark that keeps readers out", async () => {
+    const redis = await connectThrough(cutter.url);
+    const writer = createLocks({ redis, retry: { queueLeaseMs: 20_000 } });
+    const others = createLocks({ redis: direct });
+    const res = uniq("ghost-writer");
+    const key = `lock:rw:{${res}}`;
+    const read = await others.readWrite(res).read.acquire();
+
+    cutter.holdReplies();
+    const writing = writer
+      .readWrite(res)
+      .write.acquire({ waitMs: 10_000 })
+      .then(
+        () => "acquired",
+        (e: unknown) => e,
+      );
+    // The attempt ran: refused, and it marked the lock so that new readers wait (for 20 s).
+    await vi.waitFor(async () => expect(await direct.hexists(key, "~writer-waits")).toBe(1), {
+      timeout: 5_000,
+      interval: 10,
+    });
+    cutter.cut();
+    expect(await writing).toBeInstanceOf(Error);
+
+    // Without the withdraw a reader would be refused until the mark ran out.
+    await vi.waitFor(async () => expect(await direct.hexists(key, "~writer-waits")).toBe(0), {
+      timeout: 5_000,
+      interval: 50,
+    });
+    const second = await others.readWrite(res).read.tryAcquire();
+    expect(second).not.toBeNull();
+    await Promise.all([read.release(), second!.release()]);
+    await others.close();
+    await writer.close();
+    redis.disconnect();
+  });
 });
