@@ -34,6 +34,11 @@ afterAll(async () => {
   await group?.stop();
 });
 
+async function redisOf(api: ApiProcess): Promise<unknown> {
+  const r = await trpc(api.url, "system.info", undefined, { method: "GET" });
+  return r.data?.redis;
+}
+
 /** Until the Sentinels name another primary than `port`: ms after `since`. */
 async function switchedAfter(port: number, since: number): Promise<number> {
   for (;;) {
@@ -48,6 +53,14 @@ it(`the API follows a Sentinel failover: SIGKILL of the primary during a ${REQUE
   // Both instances reach Redis through the Sentinels only.
   for (const api of apis)
     expect((await trpc(api.url, "stock.reset", { productId, qty: INITIAL })).status).toBe(200);
+  // What the dashboard's header shows: the primary behind the Sentinels, and its replica.
+  for (const api of apis)
+    expect(await redisOf(api)).toMatchObject({
+      mode: "sentinel",
+      masters: 1,
+      replicas: 1,
+      nodes: [{ address: `127.0.0.1:${group.primary.port}`, role: "master" }, { role: "replica" }],
+    });
   const replies: Promise<TrpcReply & { at: number }>[] = [];
   const firing = (async () => {
     for (let i = 0; i < REQUESTS; i++) {
@@ -72,6 +85,13 @@ it(`the API follows a Sentinel failover: SIGKILL of the primary during a ${REQUE
   const all = await Promise.all(replies);
 
   const addr = await group.masterAddr();
+  // And after the failover, the new primary (the killed one is no replica of it yet).
+  for (const api of apis)
+    expect(await redisOf(api)).toMatchObject({
+      mode: "sentinel",
+      replicas: 0,
+      nodes: [{ address: `127.0.0.1:${addr.port}`, role: "master" }],
+    });
   const primary = new Redis(addr.port, addr.host);
   const finalQty = Number(await primary.hget(`stock:{${productId}}`, "qty"));
   primary.disconnect();

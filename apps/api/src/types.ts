@@ -319,9 +319,10 @@ export interface SystemInfo {
   node: string | null;
   redis: {
     version: string | null;
-    mode: "standalone" | "cluster";
+    /** `sentinel`: the primary the Sentinels named (REDIS_SENTINELS). */
+    mode: "standalone" | "cluster" | "sentinel";
     reachable: boolean;
-    /** On a Cluster: live masters serving slots and live replicas (counts are always shown). */
+    /** On a Cluster: live masters serving slots and live replicas; behind Sentinels: 1 and the online replicas (counts are always shown). */
     masters: number;
     replicas: number;
     /** Their addresses (`host:port`, a replica with its master's): details, left out without the admin token. */

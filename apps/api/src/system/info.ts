@@ -7,6 +7,8 @@ async function redisInfo(ctx: Context): Promise<SystemInfo["redis"]> {
   try {
     const server = await ctx.redis.info("server");
     const version = /redis_version:(\S+)/.exec(server)?.[1] ?? "unknown";
+    // A primary found through Sentinels says `redis_mode:standalone`: the API knows better.
+    if (ctx.config.redisTopology === "sentinel") return { version, ...(await sentinelPrimary(ctx)) };
     const mode = /redis_mode:cluster/.test(server) ? "cluster" : "standalone";
     const nodes =
       mode === "cluster" ? parseClusterNodes(String(await ctx.redis.call("CLUSTER", "NODES"))) : [];
@@ -20,9 +22,29 @@ async function redisInfo(ctx: Context): Promise<SystemInfo["redis"]> {
       nodes,
     };
   } catch {
-    const mode = ctx.config.redisTopology === "cluster" ? "cluster" : "standalone";
+    const mode = ctx.config.redisTopology === "single" ? "standalone" : ctx.config.redisTopology;
     return { version: "unknown", mode, reachable: false, masters: 0, replicas: 0, nodes: [] };
   }
+}
+
+/**
+ * The primary the Sentinels named (where this instance's connection goes now) and its replicas, as the primary
+ * reports them in `INFO replication` (online ones only), so the dashboard shows a failover as it happens.
+ */
+async function sentinelPrimary(ctx: Context): Promise<Omit<SystemInfo["redis"], "version">> {
+  const replication = await ctx.redis.info("replication");
+  const stream = ctx.redis.stream as { remoteAddress?: string; remotePort?: number } | undefined;
+  const primary = stream?.remoteAddress ? `${stream.remoteAddress}:${stream.remotePort}` : "unknown";
+  const replicas = [...replication.matchAll(/^slave\d+:ip=([^,]+),port=(\d+),state=online/gm)].map(
+    ([, ip, port]) => ({ address: `${ip}:${port}`, role: "replica" as const, master: primary, slots: [] }),
+  );
+  return {
+    mode: "sentinel",
+    reachable: true,
+    masters: 1,
+    replicas: replicas.length,
+    nodes: [{ address: primary, role: "master", master: null, slots: [] }, ...replicas],
+  };
 }
 
 /** Asks PostgreSQL for its version, so a server that went away shows as unavailable. */

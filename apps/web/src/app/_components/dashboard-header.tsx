@@ -14,10 +14,15 @@ const SECTIONS = [
   ["jobs", "Jobs"],
 ] as const;
 
-/** "single" or "cluster · 3 masters, 3 replicas": the topology the API instances run on. */
-function topology(redis: { mode: "standalone" | "cluster"; masters?: number; replicas?: number }): string {
-  if (redis.mode !== "cluster") return "single";
+/** "single", "cluster · 3 masters, 3 replicas" or "sentinel · 1 replica": the topology the API instances run on. */
+function topology(redis: {
+  mode: "standalone" | "cluster" | "sentinel";
+  masters?: number;
+  replicas?: number;
+}): string {
   const n = (count: number | undefined, word: string) => `${count ?? 0} ${word}${count === 1 ? "" : "s"}`;
+  if (redis.mode === "sentinel") return `sentinel · ${n(redis.replicas, "replica")}`;
+  if (redis.mode !== "cluster") return "single";
   return `cluster · ${n(redis.masters, "master")}, ${n(redis.replicas, "replica")}`;
 }
 
