@@ -11,6 +11,7 @@ import { isPortFree, waitForPort } from "./lib/ports.mjs";
 import { pgBinDir, startPostgres } from "./lib/postgres.mjs";
 import { exec, run, stopAll } from "./lib/procs.mjs";
 import { startRedis } from "./lib/redis.mjs";
+import { startSentinelGroup } from "./lib/sentinel.mjs";
 import { checkNode, ensureDependencies, ensureSystemPackages, fail } from "./lib/system.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -95,25 +96,42 @@ async function localCluster() {
   return cluster.nodes.map((n) => `${n.host}:${n.port}`).join(",");
 }
 
+/**
+ * REDIS_TOPOLOGY=sentinel without REDIS_SENTINELS: a local primary, one replica and three Sentinels
+ * (`redis-server --sentinel`) on free ports, fresh each time, with a 2 s down-after: kill the primary and
+ * watch the APIs and the dashboard follow the failover.
+ */
+async function localSentinels() {
+  ensureSystemPackages([{ bin: "redis-cli", pkg: "redis-tools" }], { why: "REDIS_TOPOLOGY=sentinel" });
+  const group = await startSentinelGroup({ downAfterMs: 2_000, failoverTimeoutMs: 5_000 });
+  redisServers.push(group);
+  const line = (what, servers) => servers.map((x) => `${what} pid ${x.pid} at redis://127.0.0.1:${x.port}`);
+  for (const l of [
+    ...line("primary", [group.primary]),
+    ...line("replica", group.replicas),
+    ...line("sentinel", group.sentinelServers),
+  ])
+    console.log(`[lockyard] ${l.replace(" pid", ": redis-server pid")}`);
+  process.env.REDIS_SENTINEL_NAME = group.name;
+  return group.sentinels.map((x) => `${x.host}:${x.port}`).join(",");
+}
+
 const topology =
   process.env.REDIS_TOPOLOGY ||
   (process.env.REDIS_CLUSTER_NODES ? "cluster" : process.env.REDIS_SENTINELS ? "sentinel" : "single");
 if (topology !== "single" && topology !== "cluster" && topology !== "sentinel")
   fail(`REDIS_TOPOLOGY=${topology}: expected "single" (the default), "cluster" or "sentinel".`);
-// Sentinel is never provisioned here: it is your Sentinels watching your primary.
-if (topology === "sentinel" && !process.env.REDIS_SENTINELS)
-  fail(
-    "REDIS_TOPOLOGY=sentinel: set REDIS_SENTINELS (host:port,… of your Sentinels) and REDIS_SENTINEL_NAME.",
-  );
 let redisUrl = process.env.REDIS_URL;
 let clusterNodes = process.env.REDIS_CLUSTER_NODES;
 let redlockUrls = process.env.REDLOCK_URLS;
-const needServer = topology === "cluster" ? !clusterNodes : topology === "single" && !redisUrl;
+const needServer =
+  topology === "cluster" ? !clusterNodes : topology === "sentinel" ? !process.env.REDIS_SENTINELS : !redisUrl;
 if (needServer || !redlockUrls) {
   ensureSystemPackages([{ bin: "redis-server", pkg: "redis-server" }], { why: "no REDIS_URL set" });
 }
 try {
   if (topology === "cluster") clusterNodes ||= await localCluster();
+  else if (topology === "sentinel") process.env.REDIS_SENTINELS ||= await localSentinels();
   else if (topology === "single") redisUrl ??= await localRedis(REDIS_PORT, "redis");
   if (!redlockUrls) {
     const urls = [];
