@@ -39,6 +39,9 @@ const steps = [
   ["typecheck", turbo("typecheck")],
   // One workspace at a time: the suites use lease timings of a few hundred ms and this machine has 2 cores.
   ["unit + integration", turbo("test", "--concurrency=1")],
+  // tests/: `npm start` in a fresh clone and with a local Sentinel group, and the Docker images assembled from
+  // the Dockerfile's own lines (the build above fills the turbo cache they reuse).
+  ["repository (npm start, Docker images)", ["npx", ["vitest", "run", "--config", "tests/vitest.config.ts"]]],
   ["end-to-end (Playwright, Chromium)", turbo("e2e", "--concurrency=1")],
 ];
 
