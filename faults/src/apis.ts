@@ -67,3 +67,15 @@ export async function sellsAgain(
     await sleep(25);
   }
 }
+
+/**
+ * A burst's deduct replies by what they said: a sale, sold out, a 503 saying Redis was unavailable, or
+ * anything else (which a fault scenario must not see).
+ */
+export function byAnswer<R extends TrpcReply>(replies: R[]) {
+  const ok = replies.filter((r) => r.status === 200 && r.data?.ok === true);
+  const soldOut = replies.filter((r) => r.status === 200 && r.data?.reason === "sold-out");
+  const unavailable = replies.filter((r) => r.status === 503 && r.code === "SERVICE_UNAVAILABLE");
+  const other = replies.filter((r) => !ok.includes(r) && !soldOut.includes(r) && !unavailable.includes(r));
+  return { ok, soldOut, unavailable, other };
+}

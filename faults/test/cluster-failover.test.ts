@@ -15,7 +15,15 @@ import {
   type StartedCluster,
   startCluster,
 } from "../../scripts/lib/cluster.mjs";
-import { type ApiProcess, sellsAgain, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
+import {
+  type ApiProcess,
+  byAnswer,
+  sellsAgain,
+  startApis,
+  stopApis,
+  type TrpcReply,
+  trpc,
+} from "../src/apis.js";
 import { figure } from "../src/figures.js";
 import { sseUntil } from "../src/sse.js";
 
@@ -151,11 +159,8 @@ it(`SIGKILL of the product's master during a ${REQUESTS}-request redis burst acr
   await held.release();
   await viewLocks.close();
 
-  const ok = all.filter((r) => r.status === 200 && r.data?.ok === true);
-  const soldOut = all.filter((r) => r.status === 200 && r.data?.reason === "sold-out");
-  const unavailable = all.filter((r) => r.status === 503 && r.code === "SERVICE_UNAVAILABLE");
+  const { ok, soldOut, unavailable, other } = byAnswer(all);
   const unknown = unavailable.filter((r) => /may have been applied/.test(r.message ?? ""));
-  const other = all.filter((r) => !ok.includes(r) && !soldOut.includes(r) && !unavailable.includes(r));
   const finalQty = Number(await admin.hget(`stock:{${productId}}`, "qty"));
   const lowest = Math.min(
     finalQty,

@@ -8,7 +8,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type SentinelGroup, startSentinelGroup } from "../../scripts/lib/sentinel.mjs";
-import { type ApiProcess, sellsAgain, startApis, stopApis, type TrpcReply, trpc } from "../src/apis.js";
+import {
+  type ApiProcess,
+  byAnswer,
+  sellsAgain,
+  startApis,
+  stopApis,
+  type TrpcReply,
+  trpc,
+} from "../src/apis.js";
 import { figure } from "../src/figures.js";
 
 const REQUESTS = 120;
@@ -95,10 +103,7 @@ it(`the API follows a Sentinel failover: SIGKILL of the primary during a ${REQUE
   const primary = new Redis(addr.port, addr.host);
   const finalQty = Number(await primary.hget(`stock:{${productId}}`, "qty"));
   primary.disconnect();
-  const ok = all.filter((r) => r.status === 200 && r.data?.ok === true);
-  const soldOut = all.filter((r) => r.status === 200 && r.data?.reason === "sold-out");
-  const unavailable = all.filter((r) => r.status === 503 && r.code === "SERVICE_UNAVAILABLE");
-  const other = all.filter((r) => !ok.includes(r) && !soldOut.includes(r) && !unavailable.includes(r));
+  const { ok, soldOut, unavailable, other } = byAnswer(all);
   const crashed = apis.filter((a) => a.child.exitCode !== null || a.child.signalCode !== null);
   figure(
     `sentinel API: ${REQUESTS} requests through two API instances on REDIS_SENTINELS → ${ok.length} sold, ` +
