@@ -6,14 +6,15 @@
 // so that contention starting at 10 ms intervals is sure to meet it. This file also runs under ioredis 5.
 import type { Server } from "node:net";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startDelayProxy } from "../../../../scripts/lib/delay-proxy.mjs";
 // @ts-expect-error plain .mjs helper without types
 import { freePort } from "../../../../scripts/lib/ports.mjs";
-import { createLocks, createRedlock, type LockHandle, type Locks } from "../../src/index.js";
+import type { LockHandle, Locks } from "../../src/index.js";
 import { sleep, uniq } from "../helpers.js";
 import { failFast, type Nodes, ready, startNodes } from "../redlock-helpers.js";
+import { holderAndWaiter } from "./holder-and-waiter.js";
 
 const DELAY_MS = 15;
 const RESOURCES = 8;
@@ -56,55 +57,29 @@ async function slowClient(url: string, subscribedIn: string[]): Promise<Redis> {
   return c;
 }
 
-const direct = (url: string) => {
-  const c = new Redis(url);
-  conns.push(c);
-  return c;
-};
-
-describe.each([
-  [
-    "one Redis",
-    async (subscribedIn: string[]) => ({
-      holder: createLocks({ redis: direct(inject("redisUrl")), leaseMs: 10_000 }),
-      waiter: createLocks({
-        redis: await slowClient(inject("redisUrl"), subscribedIn),
-        leaseMs: 10_000,
-        ...deaf,
-      }),
-    }),
-  ],
-  [
-    "Redlock",
-    async (subscribedIn: string[]) => ({
-      holder: createRedlock({ clients: nodes.servers.map((s) => direct(s.url)), leaseMs: 10_000 }),
-      waiter: createRedlock({
-        clients: await Promise.all(nodes.servers.map((s) => slowClient(s.url, subscribedIn))),
-        leaseMs: 10_000,
-        ...deaf,
-      }),
-    }),
-  ],
-])("waiters that contend while the subscriber connects (%s)", (_, make) => {
-  it("subscribe once it is ready, and every one of them is woken by the release", async () => {
-    const subscribedIn: string[] = [];
-    const { holder, waiter } = await make(subscribedIn);
-    open.push(holder, waiter);
-    const names = Array.from({ length: RESOURCES }, (_, i) => uniq(`connecting-${i}`));
-    const held = await Promise.all(names.map((n) => holder.acquire(n)));
-    const waiting: Promise<LockHandle>[] = [];
-    // The first refusal makes the subscriber connection; the others' SUBSCRIBEs come while it connects.
-    for (const n of names) {
-      waiting.push(waiter.acquire(n, { waitMs: 3_000 }));
-      await sleep(10);
-    }
-    await sleep(400);
-    await Promise.all(held.map((h) => h.release()));
-    // Woken by the messages: their fallback timer (5 s) is past their wait (3 s).
-    const got = await Promise.all(waiting);
-    expect(got.every((h) => h.isHeld())).toBe(true);
-    expect(subscribedIn.length).toBeGreaterThanOrEqual(RESOURCES);
-    expect(subscribedIn.filter((s) => s !== "ready")).toEqual([]);
-    await Promise.all(got.map((h) => h.release()));
-  });
-});
+describe.each(holderAndWaiter(() => nodes, conns))(
+  "waiters that contend while the subscriber connects (%s)",
+  (_, pair) => {
+    it("subscribe once it is ready, and every one of them is woken by the release", async () => {
+      const subscribedIn: string[] = [];
+      const { holder, waiter } = await pair((url) => slowClient(url, subscribedIn), deaf);
+      open.push(holder, waiter);
+      const names = Array.from({ length: RESOURCES }, (_, i) => uniq(`connecting-${i}`));
+      const held = await Promise.all(names.map((n) => holder.acquire(n)));
+      const waiting: Promise<LockHandle>[] = [];
+      // The first refusal makes the subscriber connection; the others' SUBSCRIBEs come while it connects.
+      for (const n of names) {
+        waiting.push(waiter.acquire(n, { waitMs: 3_000 }));
+        await sleep(10);
+      }
+      await sleep(400);
+      await Promise.all(held.map((h) => h.release()));
+      // Woken by the messages: their fallback timer (5 s) is past their wait (3 s).
+      const got = await Promise.all(waiting);
+      expect(got.every((h) => h.isHeld())).toBe(true);
+      expect(subscribedIn.length).toBeGreaterThanOrEqual(RESOURCES);
+      expect(subscribedIn.filter((s) => s !== "ready")).toEqual([]);
+      await Promise.all(got.map((h) => h.release()));
+    });
+  },
+);

@@ -5,10 +5,11 @@
 // This file also runs under ioredis 5.
 import { createServer, type Server, type Socket } from "node:net";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createLocks, createRedlock, type Locks, LocksClosedError } from "../../src/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Locks, LocksClosedError } from "../../src/index.js";
 import { sleep, uniq } from "../helpers.js";
 import { failFast, type Nodes, ready, startNodes } from "../redlock-helpers.js";
+import { holderAndWaiter } from "./holder-and-waiter.js";
 
 const RECHECK_MS = 300;
 const recheck = { retry: { minMs: RECHECK_MS, maxMs: RECHECK_MS, jitterMs: 0 } };
@@ -65,90 +66,64 @@ async function clientWithDeafSubscriber(url: string, silent: Silent): Promise<Re
   return c;
 }
 
-const direct = (url: string) => {
-  const c = new Redis(url);
-  conns.push(c);
-  return c;
-};
+describe.each(holderAndWaiter(() => nodes, conns))(
+  "a subscriber connection that never gets ready (%s)",
+  (_, pair) => {
+    let holder: Locks;
+    let waiter: Locks;
+    // Its own silent server: the sockets counted below are this waiter's subscriber connections only.
+    let silent: Silent;
+    beforeAll(async () => {
+      silent = await startSilent();
+      ({ holder, waiter } = await pair((url) => clientWithDeafSubscriber(url, silent), recheck));
+    });
+    afterAll(async () => {
+      await holder.close();
+      await waiter.close().catch(() => {});
+      for (const s of silent.sockets) s.destroy();
+      silent.server.close();
+    });
 
-describe.each([
-  [
-    "one Redis",
-    async (silent: Silent) => ({
-      holder: createLocks({ redis: direct(inject("redisUrl")), leaseMs: 10_000 }),
-      waiter: createLocks({
-        redis: await clientWithDeafSubscriber(inject("redisUrl"), silent),
-        leaseMs: 10_000,
-        ...recheck,
-      }),
-    }),
-  ],
-  [
-    "Redlock",
-    async (silent: Silent) => ({
-      holder: createRedlock({ clients: nodes.servers.map((s) => direct(s.url)), leaseMs: 10_000 }),
-      waiter: createRedlock({
-        clients: await Promise.all(nodes.servers.map((s) => clientWithDeafSubscriber(s.url, silent))),
-        leaseMs: 10_000,
-        ...recheck,
-      }),
-    }),
-  ],
-])("a subscriber connection that never gets ready (%s)", (_, make) => {
-  let holder: Locks;
-  let waiter: Locks;
-  // Its own silent server: the sockets counted below are this waiter's subscriber connections only.
-  let silent: Silent;
-  beforeAll(async () => {
-    silent = await startSilent();
-    ({ holder, waiter } = await make(silent));
-  });
-  afterAll(async () => {
-    await holder.close();
-    await waiter.close().catch(() => {});
-    for (const s of silent.sockets) s.destroy();
-    silent.server.close();
-  });
+    it("the waiter gets the lock by its re-check, not by the wait", async () => {
+      const name = uniq("never-ready");
+      const before = silent.accepted();
+      const held = await holder.acquire(name);
+      const waiting = waiter.acquire(name, { waitMs: 8_000 });
+      await sleep(500);
+      // The subscriber did try: it connected to the silent server and is stuck there.
+      expect(silent.accepted()).toBeGreaterThan(before);
+      const released = performance.now();
+      await held.release();
+      const got = await waiting;
+      const after = performance.now() - released;
+      expect(got.isHeld()).toBe(true);
+      // One re-check interval and a script call, with room for a loaded machine; the wait was 8 s.
+      expect(after).toBeLessThan(RECHECK_MS + 1_200);
+      await got.release();
+    });
 
-  it("the waiter gets the lock by its re-check, not by the wait", async () => {
-    const name = uniq("never-ready");
-    const before = silent.accepted();
-    const held = await holder.acquire(name);
-    const waiting = waiter.acquire(name, { waitMs: 8_000 });
-    await sleep(500);
-    // The subscriber did try: it connected to the silent server and is stuck there.
-    expect(silent.accepted()).toBeGreaterThan(before);
-    const released = performance.now();
-    await held.release();
-    const got = await waiting;
-    const after = performance.now() - released;
-    expect(got.isHeld()).toBe(true);
-    // One re-check interval and a script call, with room for a loaded machine; the wait was 8 s.
-    expect(after).toBeLessThan(RECHECK_MS + 1_200);
-    await got.release();
-  });
-
-  it("close() ends a wait stuck on the subscription at once, and the hanging connection with it", async () => {
-    const name = uniq("never-ready-close");
-    const held = await holder.acquire(name);
-    const waiting = waiter.acquire(name, { waitMs: 30_000 });
-    await sleep(200);
-    expect(silent.sockets.size).toBeGreaterThan(0);
-    const closing = performance.now();
-    const outcome = waiting.then(
-      () => "acquired",
-      (e: unknown) => e,
-    );
-    await waiter.close();
-    const closedAfter = performance.now() - closing;
-    const result = await outcome;
-    expect(result).toBeInstanceOf(LocksClosedError);
-    expect(closedAfter).toBeLessThan(1_000);
-    // The subscriber connection to the silent server is gone (closed by close(), not left reconnecting).
-    await expect.poll(() => silent.sockets.size, { timeout: 2_000 }).toBe(0);
-    const accepted = silent.accepted();
-    await sleep(500);
-    expect(silent.accepted()).toBe(accepted);
-    await held.release();
-  });
-});
+    it("close() ends a wait stuck on the subscription at once, and the hanging connection with it", async () => {
+      const name = uniq("never-ready-close");
+      const held = await holder.acquire(name);
+      const waiting = waiter.acquire(name, { waitMs: 30_000 });
+      await sleep(200);
+      expect(silent.sockets.size).toBeGreaterThan(0);
+      const closing = performance.now();
+      const outcome = waiting.then(
+        () => "acquired",
+        (e: unknown) => e,
+      );
+      await waiter.close();
+      const closedAfter = performance.now() - closing;
+      const result = await outcome;
+      expect(result).toBeInstanceOf(LocksClosedError);
+      expect(closedAfter).toBeLessThan(1_000);
+      // The subscriber connection to the silent server is gone (closed by close(), not left reconnecting).
+      await expect.poll(() => silent.sockets.size, { timeout: 2_000 }).toBe(0);
+      const accepted = silent.accepted();
+      await sleep(500);
+      expect(silent.accepted()).toBe(accepted);
+      await held.release();
+    });
+  },
+);
