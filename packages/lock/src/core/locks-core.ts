@@ -237,7 +237,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   leaveQueue(q: WaiterRequest): void {
     if (!this.backend.leave) return;
-    const named = this.closed ? undefined : this.nameNext(q.resource);
+    const named = this.closed ? undefined : this.nameNext(q.resource, "leave");
     this.backend.leave(q.resource, q.key, q.owner, named && nextWaiterOf(named)).then(
       (reply) => this.settleNamed(named, reply, "joined"),
       () => this.settleNamed(named, undefined, "joined"),
@@ -248,8 +248,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
    * Names the gate's head, when it may be handed the lock, as `next` of a release (or `successor` of a leave)
    * about to be sent; settleNamed must follow with that call's answer.
    */
-  nameNext(resource: string): Named | undefined {
-    if (!this.backend.handsOver || this.closed) return undefined;
+  nameNext(resource: string, call: "release" | "leave" = "release"): Named | undefined {
+    // A store that queues without handing over (the semaphore) takes a successor in a leave only.
+    const names = this.backend.handsOver || (call === "leave" && this.backend.queues);
+    if (!names || this.closed) return undefined;
     const g = this.gates.get(resource);
     if (!(g instanceof Gate)) return undefined;
     const w = g.queue[0];

@@ -58,9 +58,19 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
       );
       return r[0] === 1 ? [1, r[1], r[2]] : [0, r[1]];
     },
-    async leave(resource, key, owner) {
+    async leave(resource, key, owner, successor) {
       const n = namesOf(resource, key);
-      await cmd.lockyardSharedLeave(n.queue, n.queueLeases, n.channel, owner, shardedFlag);
+      // The process's next waiter takes the leaver's place (and with it its turn) rather than queueing anew.
+      const succ = successor?.owner ?? "";
+      await cmd.lockyardSharedLeave(
+        n.queue,
+        n.queueLeases,
+        n.channel,
+        owner,
+        shardedFlag,
+        succ,
+        o.queueLeaseMs,
+      );
       return [0];
     },
     ...(o.mode === "write" && {

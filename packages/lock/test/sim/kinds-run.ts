@@ -153,6 +153,7 @@ export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promi
       multi,
       upgrades,
       contended,
+      placesPassed: s.shared.placesPassed,
     },
   };
 }

@@ -43,10 +43,14 @@ export interface SimResult {
     earlyRefused?: number;
     /** Holds taken from another process's handoff message (core/by-message.ts). */
     byMessage?: number;
-    /** Kinds runs (kinds-run.ts): multi-resource acquires made, readers' upgrades granted, refused attempts. */
+    /**
+     * Kinds runs (kinds-run.ts): multi-resource acquires made, readers' upgrades granted, refused attempts, and
+     * semaphore waiters that gave up passing their process's place in the queue on.
+     */
     multi?: number;
     upgrades?: number;
     contended?: number;
+    placesPassed?: number;
   };
 }
 

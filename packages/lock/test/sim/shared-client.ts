@@ -52,8 +52,11 @@ export class SimSharedClient {
   }
 
   lockyardSharedLeave(...a: (string | number)[]): Promise<number> {
-    const [q, qt, ch, owner] = a.map(String) as string[];
-    return this.call(() => this.model.leave(q!, qt!, ch!, owner!), `semaphore leave ${q} ${owner}`);
+    const [q, qt, ch, owner, , succ, qlease] = a.map(String) as string[];
+    return this.call(
+      () => this.model.leave(q!, qt!, ch!, owner!, succ ?? "", Number(qlease ?? "0")),
+      `semaphore leave ${q} ${owner} successor:${succ ?? ""}`,
+    );
   }
 
   lockyardSharedWithdraw(...a: (string | number)[]): Promise<number> {

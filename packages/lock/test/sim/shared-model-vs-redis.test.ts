@@ -216,6 +216,7 @@ const newStats = () => ({
   notOwner: 0,
   renewed: 0,
   withdrawn: 0,
+  placesPassed: 0,
   errors: 0,
   published: 0,
 });
@@ -374,18 +375,25 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         if (s.bothOk(label, r, mr) && JSON.stringify(r.value) !== JSON.stringify(mr.value))
           s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
         if (r.value === 1) stats.withdrawn++;
-      } else if (roll < 84) {
-        const o = owner();
-        const label = `leave ${i} ${o}`;
+      } else if (roll < 86) {
+        // Mostly an owner that queues; half the leaves name a successor (the process's next waiter), which may
+        // queue already.
+        const queued = s.model.snapshot(k.q);
+        const entries = queued.type === "list" ? (queued.value as string[]) : [];
+        const o = entries.length > 0 && rng.chance(0.7) ? rng.pick(entries) : owner();
+        const succ = rng.chance(0.5) ? owner() : "";
+        const ql = rng.pick([50, 2_000]);
+        const label = `leave ${i} ${o} successor:${succ} qlease:${ql}`;
         const got = await s.op(
           label,
-          (m) => cmd(m).lockyardSharedLeave!(k.q, k.qt, k.channel, o, "0"),
-          () => shared.leave(k.q, k.qt, k.channel, o),
+          (m) => cmd(m).lockyardSharedLeave!(k.q, k.qt, k.channel, o, "0", succ, ql),
+          () => shared.leave(k.q, k.qt, k.channel, o, succ, ql),
         );
         if (!got) break;
         const [r, mr] = got;
         if (s.bothOk(label, r, mr) && JSON.stringify(r.value) !== JSON.stringify(mr.value))
           s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
+        if (r.value === 2) stats.placesPassed++;
       } else if (roll < 88) {
         // Real time passes: short leases and marks run out.
         await sleep(rng.int(1, 30));
@@ -494,6 +502,7 @@ describe("the simulation's shared-lock model agrees with redis-server running th
     expect(stats.notOwner).toBeGreaterThan(SEQUENCES / 2);
     expect(stats.renewed).toBeGreaterThan(SEQUENCES / 2);
     expect(stats.withdrawn).toBeGreaterThan(0);
+    expect(stats.placesPassed).toBeGreaterThan(0);
     expect(stats.errors).toBeGreaterThan(0);
     expect(stats.published).toBeGreaterThan(0);
     expect(stats.stopped).toBeLessThan(SEQUENCES / 5);

@@ -59,6 +59,8 @@ export class SharedModel {
    * Redis state: the simulation names the cause of a lost wake-up with it (kinds-check.ts).
    */
   readonly downgrades = new Map<string, number>();
+  /** Semaphore leaves whose successor took the leaver's place (not Redis state: the run reports it). */
+  placesPassed = 0;
 
   constructor(private readonly redis: () => ModelRedis) {}
 
@@ -270,10 +272,21 @@ export class SharedModel {
     return 1;
   }
 
-  /** shared-leave.ts: 1 when the owner had an entry (then `1` is announced if entries remain), else 0. */
-  leave(q: string, qt: string, ch: string, o: string): number {
+  /**
+   * shared-leave.ts: 2 when the successor took the owner's place; 1 when the owner had an entry (then `1` is
+   * announced if entries remain), else 0.
+   */
+  leave(q: string, qt: string, ch: string, o: string, succ = "", qlease = 0): number {
     const m = this.redis();
     const items = m.list(q);
+    const pos = items?.indexOf(o) ?? -1;
+    if (items && pos !== -1 && succ !== "" && !items.includes(succ)) {
+      items[pos] = succ;
+      m.hdel(qt, o);
+      m.keepEntry(q, qt, succ, m.nowMs(), qlease);
+      this.placesPassed++;
+      return 2;
+    }
     const had = items?.includes(o) ? 1 : 0;
     m.dropEntry(q, qt, o);
     if (had > 0 && (m.list(q)?.length ?? 0) > 0) m.published.push([ch, "1"]);

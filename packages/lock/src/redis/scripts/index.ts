@@ -105,7 +105,15 @@ export interface ScriptCommands {
     queueLeaseMs: number,
     sharded: string,
   ): Promise<[number, number, number]>;
-  lockyardSharedLeave(queue: K, queueLeases: K, channel: K, owner: string, sharded: string): Promise<number>;
+  lockyardSharedLeave(
+    queue: K,
+    queueLeases: K,
+    channel: K,
+    owner: string,
+    sharded: string,
+    successor: string,
+    queueLeaseMs: number,
+  ): Promise<number>;
   lockyardSharedWithdraw(lock: K, channel: K, owner: string, sharded: string): Promise<number>;
   lockyardSharedRelease(
     lock: K,
