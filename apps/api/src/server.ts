@@ -9,6 +9,7 @@ import { baseHeaders, plain } from "./http/headers.js";
 import { healthz, metrics } from "./http/health.js";
 import { readyz } from "./http/ready.js";
 import { createRestHandler } from "./http/rest.js";
+import { traced } from "./http/trace.js";
 import { startJobs } from "./jobs/scheduler.js";
 import { createHttpLogger, createLogger, recordInternalError } from "./logger.js";
 import { waitUntilReady } from "./redis.js";
@@ -92,7 +93,7 @@ const server = createServer(
     keepAliveTimeout: env.KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: 1_000,
   },
-  route,
+  traced(telemetry?.tracer, route),
 );
 limits.attach(server);
 

@@ -1,5 +1,6 @@
-import { context, type Meter, metrics, type Tracer, trace } from "@opentelemetry/api";
+import { context, type Meter, metrics, propagation, type Tracer, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
@@ -44,6 +45,8 @@ export function startTelemetry(env: Env): Telemetry | null {
   // Global, so spans started in a request's async context find their parent there.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(tracerProvider);
+  // A request's `traceparent` header continues the caller's trace (http/trace.ts).
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   metrics.setGlobalMeterProvider(meterProvider);
   return {
     tracer: tracerProvider.getTracer(SCOPE),

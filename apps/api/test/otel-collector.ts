@@ -12,6 +12,12 @@ interface KeyValue {
 }
 export interface ExportedSpan {
   name: string;
+  /** OTLP's SpanKind: 1 internal, 2 server, 3 client. */
+  kind: number;
+  /** Hex, as OTLP/JSON sends them; parentSpanId "" (or absent) for a root. */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
   attributes: Record<string, unknown>;
   events: { name: string; attributes: Record<string, unknown> }[];
   /** The resource's attributes (service.name…) of the batch the span came in. */
@@ -46,6 +52,10 @@ export async function startCollector() {
             for (const s of ss.spans ?? []) {
               spans.push({
                 name: s.name,
+                kind: s.kind,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? "",
                 attributes: attrs(s.attributes),
                 events: (s.events ?? []).map((e: { name: string; attributes?: KeyValue[] }) => ({
                   name: e.name,

@@ -1,5 +1,6 @@
 // The API's OpenTelemetry wiring on a real API process and the suite's Redis: with OTEL_EXPORTER_OTLP_ENDPOINT
 // set, the locks' spans and metrics reach a collector (a stand-in here), and /metrics still answers as before.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startCollector } from "./otel-collector.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
@@ -57,5 +58,55 @@ describe("OpenTelemetry", () => {
     expect(acquires.every((s) => s.attributes["lock.outcome"] === "acquired")).toBe(true);
     expect(acquires.filter((s) => s.events.some((e) => e.name === "contended")).length).toBeGreaterThan(0);
     expect(holds.every((s) => s.events.at(-1)?.attributes["lock.release_result"] === "released")).toBe(true);
+  });
+
+  it("runs each request in a server span that continues the caller's trace, the lock's spans inside it", async () => {
+    collector.spans.length = 0; // the first test's API has stopped: what comes now is this one's
+    const [started] = await startApis(inject("redisUrl"), 1, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`,
+    });
+    api = started!;
+    const product = `demo-otel-trace-${process.pid}`;
+    const { url } = api;
+    const callerTrace = randomBytes(16).toString("hex");
+    const callerSpan = randomBytes(8).toString("hex");
+    const traceparent = `00-${callerTrace}-${callerSpan}-01`;
+    const post = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${url}${path}`, { method: "POST", headers });
+    expect((await post(`/api/stock/reset?productId=${product}&stock=5`)).status).toBe(200);
+    const deducted = await Promise.all([
+      post(`/api/stock/deduct?productId=${product}&workMs=30`, { traceparent }),
+      post(`/api/stock/deduct?productId=${product}&workMs=30`),
+    ]);
+    expect(deducted.map((r) => r.status)).toEqual([200, 200]);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/no-such-page-${process.pid}`)).status).toBe(404);
+    await stopApis([api]);
+    api = undefined;
+
+    const servers = collector.spans.filter((s) => s.kind === 2);
+    const deducts = servers.filter((s) => s.name === "POST /api/stock/deduct");
+    expect(deducts).toHaveLength(2);
+    const continued = deducts.find((s) => s.traceId === callerTrace);
+    expect(continued?.parentSpanId).toBe(callerSpan);
+    expect(continued?.attributes["http.request.method"]).toBe("POST");
+    expect(continued?.attributes["http.response.status_code"]).toBe(200);
+    // The other request started a trace of its own.
+    const fresh = deducts.find((s) => s !== continued)!;
+    expect(fresh.traceId).not.toBe(callerTrace);
+    expect(fresh.parentSpanId).toBe("");
+    // Each request's lock.acquire and lock.hold are children of its server span.
+    for (const request of deducts) {
+      const children = collector.spans.filter(
+        (s) => s.parentSpanId === request.spanId && s.attributes["lock.resource"] === product,
+      );
+      expect(children.map((s) => s.name).sort()).toEqual(["lock.acquire", "lock.hold"]);
+      expect(children.every((s) => s.traceId === request.traceId)).toBe(true);
+    }
+    // Probes are not traced; a path nobody serves is named by its method alone.
+    expect(servers.some((s) => s.attributes["url.path"] === "/healthz")).toBe(false);
+    const missing = servers.find((s) => s.attributes["url.path"] === `/no-such-page-${process.pid}`);
+    expect(missing?.name).toBe("GET");
+    expect(missing?.attributes["http.response.status_code"]).toBe(404);
   });
 });
