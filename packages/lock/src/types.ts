@@ -76,10 +76,20 @@ export interface LockHandle extends AsyncDisposable {
   releaseAfter<T>(write: WriteFn<T>): Promise<ReleasedAfter<T>>;
 }
 
+export interface LockOwnerInfo {
+  owner: string;
+  /** Its hold count: re-entries of a mutex or a semaphore permit, reads + writes of a read-write lock. */
+  count: number;
+  /** Read-write locks only: "write" when the owner holds the write side (perhaps with reads), else "read". */
+  mode?: "read" | "write";
+}
+
 export interface LockInfo {
   key: string;
   resource: string;
-  owners: { owner: string; count: number }[];
+  owners: LockOwnerInfo[];
+  /** Semaphores only: the permit count the last acquire gave. */
+  permits?: number;
   /** Remaining TTL in ms as Redis reported it. */
   pttlMs: number;
   /** The lease, when a handle of this Locks instance holds the lock. */
@@ -95,7 +105,14 @@ export interface ListOptions {
   count?: number;
   /** Stop after this many locks. Default 10 000. */
   limit?: number;
+  /**
+   * Which kind of lock to list. Default "mutex". "semaphore" and "read-write" on Redis stores only (Redlock and
+   * PostgreSQL have neither: InvalidOptionError).
+   */
+  kind?: ListKind;
 }
+
+export type ListKind = "mutex" | "semaphore" | "read-write";
 
 /**
  * Several locks taken together (`locks.acquire(["a", "b"])`): all or none, in one order every process

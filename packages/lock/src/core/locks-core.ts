@@ -173,6 +173,13 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   async list(opts?: ListOptions): Promise<LockInfo[]> {
     this.open();
+    // Stores with semaphores and read-write locks route their kinds before this (redis/redis-locks.ts).
+    if (opts?.kind !== undefined && opts.kind !== "mutex")
+      throw new InvalidOptionError(
+        "kind",
+        opts.kind,
+        '"mutex": this store has no semaphores or read-write locks',
+      );
     // A glob over names as given (match.ts); the backend turns it into its own query.
     const match = parseMatch(opts?.match ?? "*").glob;
     const count = checkCount("count", opts?.count ?? 100, 1);
@@ -182,6 +189,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       const leaseMs = info.owners[0] && this.scheduler.leaseOf(info.key, info.owners[0].owner);
       return leaseMs === undefined ? info : { ...info, leaseMs };
     });
+  }
+
+  /** The lease of this owner's hold of `key` when this Locks holds it (list()'s `leaseMs`). */
+  leaseOf(key: string, owner: string): number | undefined {
+    return this.scheduler.leaseOf(key, owner);
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,13 @@
 import type { Redis } from "ioredis";
 import { parseMatch } from "../match.js";
-import { isMarkField } from "../options.js";
+import { isMarkField, PERMITS_FIELD } from "../options.js";
 import { fenceKeyOf, resourceOfKey } from "../resource.js";
-import type { LockInfo } from "../types.js";
+import type { LockInfo, LockOwnerInfo } from "../types.js";
+
+/** An owner field and its value → what list() says of that owner (the mutex stores the count itself; shared-body.ts more). */
+export type OwnerOf = (owner: string, value: string) => LockOwnerInfo;
+
+const mutexOwner: OwnerOf = (owner, value) => ({ owner, count: Number(value) });
 
 /**
  * SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence for every key.
@@ -14,8 +19,7 @@ export async function listRedis(
   match: string,
   count: number,
   limit: number,
-  /** An owner field's value → its hold count (the mutex stores the count itself; shared-body.ts more). */
-  countOf: (value: string) => number = Number,
+  ownerOf: OwnerOf = mutexOwner,
 ): Promise<Omit<LockInfo, "leaseMs">[]> {
   const out: Omit<LockInfo, "leaseMs">[] = [];
   const m = parseMatch(match);
@@ -40,11 +44,13 @@ export async function listRedis(
         const fence = replies[3 * i + 2]?.[1] as string | null;
         const owners = Object.entries(hash ?? {})
           .filter(([f]) => !isMarkField(f))
-          .map(([owner, c]) => ({ owner, count: countOf(c) }));
+          .map(([owner, value]) => ownerOf(owner, value));
         // The key expired between SCAN and the pipeline.
         if (owners.length === 0 || out.length >= limit) return;
         const info: Omit<LockInfo, "leaseMs"> = { key, resource, owners, pttlMs: pttl };
         if (fence !== null && fence !== undefined) info.token = Number(fence);
+        const permits = hash?.[PERMITS_FIELD];
+        if (permits !== undefined) info.permits = Number(permits);
         out.push(info);
       });
     } while (cursor !== "0" && out.length < limit);

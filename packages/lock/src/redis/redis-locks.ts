@@ -1,11 +1,11 @@
 import type { Config } from "../config.js";
 import type { LockBackend } from "../core/backend.js";
 import { LocksCore } from "../core/locks-core.js";
-import { LocksClosedError } from "../errors.js";
+import { InvalidOptionError, LocksClosedError } from "../errors.js";
 import type { LockEvent, LockKind } from "../events.js";
 import { ReadWriteLocks } from "../rwlock/read-write.js";
 import { Semaphores } from "../semaphore/semaphore.js";
-import type { ReadWriteLock, RedisLocks, Semaphore } from "../types.js";
+import type { ListOptions, LockInfo, ReadWriteLock, RedisLocks, Semaphore } from "../types.js";
 import type { RedisClient } from "./scripts/index.js";
 import { createSharedBackend } from "./shared-backend.js";
 
@@ -69,6 +69,15 @@ export class RedisLocksCore extends LocksCore implements RedisLocks {
   readWrite(resource: string): ReadWriteLock {
     if (this.closed) throw new LocksClosedError();
     return this.readWrites.get(resource);
+  }
+
+  override async list(opts?: ListOptions): Promise<LockInfo[]> {
+    const kind = opts?.kind ?? "mutex";
+    if (this.closed) throw new LocksClosedError();
+    if (kind === "semaphore") return this.semaphores.list(opts!);
+    if (kind === "read-write") return this.readWrites.list(opts!);
+    if (kind !== "mutex") throw new InvalidOptionError("kind", kind, '"mutex", "semaphore" or "read-write"');
+    return super.list(opts);
   }
 
   override async close(): Promise<void> {

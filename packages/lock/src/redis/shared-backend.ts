@@ -3,7 +3,7 @@ import type { LockBackend, ReleaseReply } from "../core/backend.js";
 import { renewMany } from "./backend.js";
 import { isConnectionError } from "./connection-error.js";
 import { lockNames } from "./key-names.js";
-import { listRedis } from "./list.js";
+import { listRedis, type OwnerOf } from "./list.js";
 import { type RedisClient, type SharedMode, withScripts } from "./scripts/index.js";
 import { createRedisSubscriber } from "./subscriber.js";
 
@@ -100,7 +100,7 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
     noReply: isConnectionError,
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
-      return listRedis(nodes, o.prefix, match, count, limit, holdCount);
+      return listRedis(nodes, o.prefix, match, count, limit, o.mode === "permit" ? permitOwner : rwOwner);
     },
     createSubscriber(onRelease, onResubscribed) {
       return createRedisSubscriber(redis, sharded, o.prefix, onRelease, onResubscribed);
@@ -109,8 +109,9 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
   };
 }
 
-/** reads + writes of a `reads|writes|expiresAt|token` field (shared-body.ts). */
-const holdCount = (value: string): number => {
+/** A `reads|writes|expiresAt|token` field (shared-body.ts): a permit's count is its reads (re-entries). */
+const permitOwner: OwnerOf = (owner, value) => ({ owner, count: Number(value.split("|", 1)[0]) });
+const rwOwner: OwnerOf = (owner, value) => {
   const [reads, writes] = value.split("|");
-  return Number(reads) + Number(writes);
+  return { owner, count: Number(reads) + Number(writes), mode: Number(writes) > 0 ? "write" : "read" };
 };

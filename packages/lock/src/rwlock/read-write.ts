@@ -5,7 +5,7 @@ import { LocksCore } from "../core/locks-core.js";
 import { Scope } from "../core/scope.js";
 import type { SharedMode } from "../redis/scripts/index.js";
 import { assertResource } from "../resource.js";
-import type { ReadWriteLock } from "../types.js";
+import type { ListOptions, LockInfo, ReadWriteLock } from "../types.js";
 
 /**
  * The read-write locks of one Locks: a core per side over the same keys, created on first use. Both sides
@@ -21,6 +21,22 @@ export class ReadWriteLocks {
 
   get(resource: string): ReadWriteLock {
     assertResource(resource);
+    const { read, write } = this.made();
+    return { resource, read: boundTo(read, resource), write: boundTo(write, resource) };
+  }
+
+  /** Every read-write lock in Redis: list({ kind: "read-write" }). Both sides share the keys; either lists them. */
+  async list(opts: ListOptions): Promise<LockInfo[]> {
+    const { read, write } = this.made();
+    const infos = await read.list({ ...opts, kind: "mutex" });
+    return infos.map((info) => {
+      const first = info.owners[0];
+      const leaseMs = info.leaseMs ?? (first && write.leaseOf(info.key, first.owner));
+      return leaseMs === undefined ? info : { ...info, leaseMs };
+    });
+  }
+
+  private made(): { read: LocksCore; write: LocksCore } {
     if (!this.sides) {
       const scope = new Scope();
       this.sides = {
@@ -28,7 +44,7 @@ export class ReadWriteLocks {
         write: new LocksCore(this.backendFor("write"), this.cfgFor("write"), scope),
       };
     }
-    return { resource, read: boundTo(this.sides.read, resource), write: boundTo(this.sides.write, resource) };
+    return this.sides;
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,7 @@ import { boundTo } from "../core/bound.js";
 import { LocksCore } from "../core/locks-core.js";
 import { InvalidOptionError } from "../errors.js";
 import { assertResource, lockKey } from "../resource.js";
-import type { Semaphore } from "../types.js";
+import type { ListOptions, LockInfo, Semaphore } from "../types.js";
 
 /** Most permits a semaphore may have: every attempt reads all holders (shared-body.ts `holders`). */
 export const MAX_PERMITS = 10_000;
@@ -33,13 +33,23 @@ export class Semaphores {
       throw new InvalidOptionError("permits", permits, `an integer in [1, ${MAX_PERMITS}]`);
     }
     const n = permits;
+    const core = this.made();
+    // The latest count given for a name is what this process's attempts send.
+    this.permits.set(lockKey(this.cfg.prefix, resource), n);
+    return { ...boundTo(core, resource), permits: n };
+  }
+
+  /** Every semaphore in Redis, not only this process's: list({ kind: "semaphore" }). */
+  list(opts: ListOptions): Promise<LockInfo[]> {
+    return this.made().list({ ...opts, kind: "mutex" });
+  }
+
+  private made(): LocksCore {
     this.core ??= new LocksCore(
       this.backendFor((key) => this.permits.get(key) ?? 1),
       this.cfg,
     );
-    // The latest count given for a name is what this process's attempts send.
-    this.permits.set(lockKey(this.cfg.prefix, resource), n);
-    return { ...boundTo(this.core, resource), permits: n };
+    return this.core;
   }
 
   async close(): Promise<void> {
