@@ -39,9 +39,34 @@ const scripts = (stats: Record<string, number>) => (stats.evalsha ?? 0) + (stats
 
 interface CoreInternals {
   subs: ReleaseSubscriptions;
-  gates: Map<string, { queue: { probe?: { fence: number } }[] } | number>;
+  gates: Map<
+    string,
+    | {
+        subscription: string;
+        queue: { probe?: { fence: number }; attempting: boolean; attemptNow: boolean }[];
+      }
+    | number
+  >;
 }
 const internals = (locks: Locks) => locks as unknown as CoreInternals;
+
+/**
+ * The waiter's gate is subscribed and the look it takes once subscribed (a release may have gone by before the
+ * subscription took effect) has answered: from here on only the release's message moves it. Counting the calls a
+ * release causes must start after that look, which on ioredis 5 (the handshake comes before any SUBSCRIBE) can
+ * come after the waiter's entry is already in the queue.
+ */
+async function settled(locks: Locks, resource: string): Promise<void> {
+  await expect
+    .poll(() => {
+      const g = internals(locks).gates.get(resource);
+      const head = typeof g === "object" ? g.queue[0] : undefined;
+      return (
+        typeof g === "object" && g.subscription === "subscribed" && !head?.attempting && !head?.attemptNow
+      );
+    })
+    .toBe(true);
+}
 
 /** Spies on a lock's release channel with a connection of its own. */
 async function spy(resource: string): Promise<string[]> {
@@ -75,6 +100,7 @@ describe("a handoff between processes held from its message", () => {
     const held = await a.locks.acquire(resource);
     const waiting = b.locks.acquire(resource);
     await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    await settled(b.locks, resource);
     const messages = await spy(resource);
     const before = await commandStats(redis);
     expect(await held.release()).toBe("released");
@@ -153,6 +179,7 @@ describe("a handoff between processes held from its message", () => {
       const held = await a.locks.acquire(resource);
       const waiting = b.locks.acquire(resource, lease);
       await expect.poll(() => queueOf(resource)).toHaveLength(1);
+      await settled(b.locks, resource);
       const before = await commandStats(redis);
       await held.release();
       const h = await waiting;
