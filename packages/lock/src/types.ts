@@ -90,6 +90,12 @@ export interface LockInfo {
   owners: LockOwnerInfo[];
   /** Semaphores only: the permit count the last acquire gave. */
   permits?: number;
+  /**
+   * Redis mutexes and semaphores: how many processes queue for it in Redis (one entry per process, whatever
+   * its number of waiting calls; a crashed process's entry counts until the next look at the queue drops it).
+   * Absent where the store keeps no queue (read-write locks, Redlock, PostgreSQL).
+   */
+  waiting?: number;
   /** Remaining TTL in ms as Redis reported it. */
   pttlMs: number;
   /** The lease, when a handle of this Locks instance holds the lock. */

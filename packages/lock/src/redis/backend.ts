@@ -116,7 +116,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
     noReply: isConnectionError,
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
-      return listRedis(nodes, prefix, match, count, limit);
+      return listRedis(nodes, prefix, match, count, limit, { queued: true });
     },
     createSubscriber(onRelease, onResubscribed) {
       return createRedisSubscriber(redis, sharded, prefix, onRelease, onResubscribed);

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { parseMatch } from "../match.js";
 import { isMarkField, PERMITS_FIELD } from "../options.js";
-import { fenceKeyOf, resourceOfKey } from "../resource.js";
+import { fenceKeyOf, queueKeyOf, resourceOfKey } from "../resource.js";
 import type { LockInfo, LockOwnerInfo } from "../types.js";
 
 /** An owner field and its value → what list() says of that owner (the mutex stores the count itself; shared-body.ts more). */
@@ -9,9 +9,16 @@ export type OwnerOf = (owner: string, value: string) => LockOwnerInfo;
 
 const mutexOwner: OwnerOf = (owner, value) => ({ owner, count: Number(value) });
 
+export interface ListShape {
+  /** What each owner field says (default: the mutex's re-entry count). */
+  ownerOf?: OwnerOf;
+  /** The kind keeps a queue of waiting processes (queue.ts): report its length as `waiting`. */
+  queued?: boolean;
+}
+
 /**
- * SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence for every key.
- * `match` is a glob over names (match.ts): SCAN gets its form over keys, and each decoded name is tested exactly.
+ * SCAN (never KEYS) each node, then one pipeline per page: HGETALL + PTTL + GET fence (+ LLEN queue) for every
+ * key. `match` is a glob over names (match.ts): SCAN gets its form over keys, and each decoded name is tested exactly.
  */
 export async function listRedis(
   nodes: Redis[],
@@ -19,8 +26,9 @@ export async function listRedis(
   match: string,
   count: number,
   limit: number,
-  ownerOf: OwnerOf = mutexOwner,
+  { ownerOf = mutexOwner, queued = false }: ListShape = {},
 ): Promise<Omit<LockInfo, "leaseMs">[]> {
+  const stride = queued ? 4 : 3;
   const out: Omit<LockInfo, "leaseMs">[] = [];
   const m = parseMatch(match);
   const pattern = m.scan(prefix);
@@ -36,12 +44,15 @@ export async function listRedis(
       }
       if (page.length === 0) continue;
       const p = node.pipeline();
-      for (const { key } of page) p.hgetall(key).pttl(key).get(fenceKeyOf(key));
+      for (const { key } of page) {
+        p.hgetall(key).pttl(key).get(fenceKeyOf(key));
+        if (queued) p.llen(queueKeyOf(key));
+      }
       const replies = (await p.exec()) ?? [];
       page.forEach(({ key, resource }, i) => {
-        const hash = replies[3 * i]?.[1] as Record<string, string> | null;
-        const pttl = replies[3 * i + 1]?.[1] as number;
-        const fence = replies[3 * i + 2]?.[1] as string | null;
+        const hash = replies[stride * i]?.[1] as Record<string, string> | null;
+        const pttl = replies[stride * i + 1]?.[1] as number;
+        const fence = replies[stride * i + 2]?.[1] as string | null;
         const owners = Object.entries(hash ?? {})
           .filter(([f]) => !isMarkField(f))
           .map(([owner, value]) => ownerOf(owner, value));
@@ -51,6 +62,7 @@ export async function listRedis(
         if (fence !== null && fence !== undefined) info.token = Number(fence);
         const permits = hash?.[PERMITS_FIELD];
         if (permits !== undefined) info.permits = Number(permits);
+        if (queued) info.waiting = Number(replies[stride * i + 3]?.[1] ?? 0);
         out.push(info);
       });
     } while (cursor !== "0" && out.length < limit);

@@ -100,7 +100,10 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
     noReply: isConnectionError,
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
-      return listRedis(nodes, o.prefix, match, count, limit, o.mode === "permit" ? permitOwner : rwOwner);
+      return listRedis(nodes, o.prefix, match, count, limit, {
+        ownerOf: o.mode === "permit" ? permitOwner : rwOwner,
+        queued: queues,
+      });
     },
     createSubscriber(onRelease, onResubscribed) {
       return createRedisSubscriber(redis, sharded, o.prefix, onRelease, onResubscribed);

@@ -26,17 +26,27 @@ describe("list({ kind })", () => {
     const conn = connect();
     const there = makeLocks(conn, { leaseMs: 5_000 });
     const name = uniq("list-sem");
-    const a = await here.locks.semaphore(name, 3).acquire();
-    const again = await here.locks.semaphore(name, 3).acquire({ owner: a.owner });
-    const b = await there.locks.semaphore(name, 3).acquire();
+    const a = await here.locks.semaphore(name, 2).acquire();
+    const again = await here.locks.semaphore(name, 2).acquire({ owner: a.owner });
+    const b = await there.locks.semaphore(name, 2).acquire();
     const mutex = await here.locks.acquire(name);
     const rw = await here.locks.readWrite(name).read.acquire();
+    // A process queued for the full semaphore, another for the mutex.
+    const semWaits = there.locks.semaphore(name, 2).acquire({ waitMs: 10_000 });
+    const mutexWaits = there.locks.acquire(name, { waitMs: 10_000 });
+    await expect
+      .poll(async () => {
+        const [s] = await here.locks.list({ kind: "semaphore", match: name });
+        const [m] = await here.locks.list({ match: name });
+        return [s?.waiting, m?.waiting];
+      })
+      .toEqual([1, 1]);
 
     const [sem, ...more] = await here.locks.list({ kind: "semaphore", match: name });
     expect(more).toEqual([]);
     expect(sem?.key).toBe(`lock:semaphore:{${name}}`);
     expect(sem?.resource).toBe(name);
-    expect(sem?.permits).toBe(3);
+    expect(sem?.permits).toBe(2);
     expect(owners(sem)).toEqual(
       [
         { owner: a.owner, count: 2 },
@@ -58,6 +68,7 @@ describe("list({ kind })", () => {
     ]);
 
     for (const h of [again, a, b, mutex, rw]) await h.release();
+    for (const h of [await semWaits, await mutexWaits]) await h.release();
     expect(await here.locks.list({ kind: "semaphore", match: name })).toEqual([]);
     await Promise.all([here.locks.close(), there.locks.close()]);
     conn.disconnect();
@@ -81,6 +92,8 @@ describe("list({ kind })", () => {
       ["read", 1],
     ]);
     expect(owners(writer)).toEqual([{ owner: w.owner, count: 1, mode: "write" }]);
+    // No queue for read-write locks: nothing to count.
+    expect(writer?.waiting).toBeUndefined();
     // The write hold is this Locks's (its write side), so its lease is told; r1's too when it is listed first.
     expect(writer?.leaseMs).toBe(4_000);
     expect(readers?.permits).toBeUndefined();
@@ -95,6 +108,12 @@ describe("list({ kind })", () => {
     const redlock = createRedlock({ clients: nodes.clients });
     await expect(redlock.list({ kind: "semaphore" })).rejects.toThrow(/no semaphores or read-write locks/);
     expect(await redlock.list({ kind: "mutex", match: uniq("none") })).toEqual([]);
+    const rl = uniq("redlock-listed");
+    const rh = await redlock.acquire(rl);
+    const [listed] = await redlock.list({ match: rl });
+    expect(listed?.owners).toEqual([{ owner: rh.owner, count: 1 }]);
+    expect(listed?.waiting).toBeUndefined();
+    await rh.release();
     await Promise.all([locks.close(), redlock.close()]);
   });
 });
