@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
-import { expect, inject } from "vitest";
+import { afterAll, beforeAll, expect, inject } from "vitest";
+import { startReplyCutter } from "../../../scripts/lib/reply-cutter.mjs";
 import { createLocks, type LockEvent, type Locks, type LocksOptions } from "../src/index.js";
 
 declare module "vitest" {
@@ -84,4 +85,24 @@ export async function deafen(locks: Locks): Promise<ReleaseSubscriptions> {
   await expect.poll(() => subs.sub !== undefined).toBe(true);
   await subs.sub!.close();
   return subs;
+}
+
+/**
+ * For a whole test file: a reply cutter (scripts/lib/reply-cutter.mjs) in front of the suite's Redis and a direct
+ * connection beside it, started before the file's tests and stopped after them. Read the fields inside tests.
+ */
+export function replyCutterForFile(): {
+  cutter: Awaited<ReturnType<typeof startReplyCutter>>;
+  direct: Redis;
+} {
+  const ctx = {} as ReturnType<typeof replyCutterForFile>;
+  beforeAll(async () => {
+    ctx.cutter = await startReplyCutter(inject("redisUrl"));
+    ctx.direct = connect();
+  });
+  afterAll(async () => {
+    ctx.direct?.disconnect();
+    await ctx.cutter?.close();
+  });
+  return ctx;
 }

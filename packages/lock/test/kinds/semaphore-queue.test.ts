@@ -3,6 +3,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+import { grantedInOrder, leasesOf, queueOf, successorFirst, twoProcessesQueued } from "./semaphore-place.js";
 
 let redis: Redis;
 beforeAll(() => {
@@ -11,9 +12,6 @@ beforeAll(() => {
 afterAll(() => {
   redis.disconnect();
 });
-
-const queueOf = (name: string) => `lock:semaphore:queue:{${name}}`;
-const leasesOf = (name: string) => `lock:semaphore:queue-leases:{${name}}`;
 
 describe("semaphore queue", () => {
   it("a freed permit owed to a queued process wakes only that process: the release names it", async () => {
@@ -129,43 +127,15 @@ describe("semaphore queue", () => {
     const conns = [connect(), connect()] as const;
     const a = makeLocks(conns[0], { instanceId: "place-a", retry: { maxMs: 5_000 } });
     const b = makeLocks(conns[1], { instanceId: "place-b", retry: { maxMs: 5_000 } });
-    const name = uniq("place");
-    const held = await holder.locks.semaphore(name, 1).acquire();
-    const gaveUp = new AbortController();
-    const a1 = a.locks.semaphore(name, 1).acquire({ waitMs: 10_000, signal: gaveUp.signal });
-    while ((await redis.llen(queueOf(name))) < 1) await sleep(5);
-    // a2 waits behind a1 inside process a (no entry of its own); b queues after a.
-    const a2 = a.locks.semaphore(name, 1).acquire({ waitMs: 10_000 });
-    const b1 = b.locks.semaphore(name, 1).acquire({ waitMs: 10_000 });
-    while ((await redis.llen(queueOf(name))) < 2) await sleep(5);
-    const [aEntry, bEntry] = await redis.lrange(queueOf(name), 0, -1);
-    gaveUp.abort(new Error("a1 gives up"));
-    await expect(a1).rejects.toThrow("a1 gives up");
+    const q = await twoProcessesQueued(redis, holder.locks, a.locks, b.locks);
+    q.gaveUp.abort(new Error("a1 gives up"));
+    await expect(q.a1).rejects.toThrow("a1 gives up");
     // a2 took a1's place at the front, ahead of b (before: a1's entry was dropped and a2 queued behind b).
-    await expect
-      .poll(async () => {
-        const q = await redis.lrange(queueOf(name), 0, -1);
-        return q.length === 2 && q[0] !== aEntry && q[1] === bEntry;
-      })
-      .toBe(true);
-    const first = await redis.lindex(queueOf(name), 0);
-    expect(Number(await redis.hget(leasesOf(name), first!))).toBeGreaterThan(0);
-    expect(await redis.hget(leasesOf(name), aEntry!)).toBeNull();
-    const order: string[] = [];
-    const took = (who: string) => (h: Awaited<typeof a1>) => {
-      order.push(who);
-      return h;
-    };
-    const a2Held = a2.then(took("a2"));
-    const b1Held = b1.then(took("b1"));
-    await held.release();
-    const h2 = await a2Held;
-    await sleep(50);
-    expect(order).toEqual(["a2"]);
-    await h2.release();
-    const hb = await b1Held;
-    expect(order).toEqual(["a2", "b1"]);
-    await hb.release();
+    await successorFirst(redis, q.name, q.aEntry, q.bEntry);
+    const first = await redis.lindex(queueOf(q.name), 0);
+    expect(Number(await redis.hget(leasesOf(q.name), first!))).toBeGreaterThan(0);
+    expect(await redis.hget(leasesOf(q.name), q.aEntry)).toBeNull();
+    await grantedInOrder(q.held, q.a2, q.b1);
     for (const l of [holder, a, b]) await l.locks.close();
     for (const c of conns) c.disconnect();
   });
