@@ -2,6 +2,7 @@
 // free permit goes to a fresh attempt only when fewer live entries queue ahead of it than permits are free.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocksClosedError } from "../../src/index.js";
 import { connect, makeLocks, sleep, uniq } from "../helpers.js";
 import { grantedInOrder, leasesOf, queueOf, successorFirst, twoProcessesQueued } from "./semaphore-place.js";
 
@@ -137,6 +138,27 @@ describe("semaphore queue", () => {
     expect(await redis.hget(leasesOf(q.name), q.aEntry)).toBeNull();
     await grantedInOrder(q.held, q.a2, q.b1);
     for (const l of [holder, a, b]) await l.locks.close();
+    for (const c of conns) c.disconnect();
+  });
+
+  it("close() while a leave that named a successor is in flight leaves no entry of that process in the queue", async () => {
+    const holder = makeLocks(redis);
+    const conns = [connect(), connect()] as const;
+    const a = makeLocks(conns[0], { instanceId: "place-close-a", retry: { maxMs: 5_000 } });
+    const b = makeLocks(conns[1], { instanceId: "place-close-b", retry: { maxMs: 5_000 } });
+    const q = await twoProcessesQueued(redis, holder.locks, a.locks, b.locks);
+    q.gaveUp.abort(new Error("a1 gives up"));
+    // a1's rejection comes after its leave (naming a2) was sent, and before any answer can: a closes with that
+    // leave in flight, and a2 ends with it.
+    await expect(q.a1).rejects.toThrow("a1 gives up");
+    const closing = a.locks.close();
+    await expect(q.a2).rejects.toThrow(LocksClosedError);
+    await closing;
+    // a2 took a1's place and then gave up unheard: its entry is left too, well within its 1.56 s lease.
+    await expect.poll(() => redis.lrange(queueOf(q.name), 0, -1), { timeout: 500 }).toEqual([q.bEntry]);
+    await q.held.release();
+    await (await q.b1).release();
+    await Promise.all([holder.locks.close(), b.locks.close()]);
     for (const c of conns) c.disconnect();
   });
 });
