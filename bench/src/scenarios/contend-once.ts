@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import type { Contender } from "../contenders/types.js";
+import { countOverlaps } from "../harness/timeline.js";
 
 export interface ContendOutcome {
   wallMs: number;
@@ -22,6 +23,8 @@ export type TaskOutcome =
       waitedMs: number;
       heldFrom: number;
       heldTo: number;
+      /** The GET's round trip, the first thing done under the lock. */
+      readMs: number;
       decremented: boolean;
       releaseFailed: boolean;
     };
@@ -46,9 +49,11 @@ export async function deductTask(
   const heldFrom = performance.now();
   let decremented = false;
   let heldTo = heldFrom;
+  let readMs = Number.NaN;
   let releaseFailed = false;
   try {
     const stock = Number(await work.get(opts.stockKey));
+    readMs = performance.now() - heldFrom;
     await sleep(opts.workMs);
     if (stock > 0) {
       await work.set(opts.stockKey, stock - 1);
@@ -60,7 +65,7 @@ export async function deductTask(
       releaseFailed = true;
     });
   }
-  return { kind: "held", waitedMs: heldFrom - asked, heldFrom, heldTo, decremented, releaseFailed };
+  return { kind: "held", waitedMs: heldFrom - asked, heldFrom, heldTo, readMs, decremented, releaseFailed };
 }
 
 /** `tasks` concurrent deductTask contenders on one key, from stock `stock`. */
@@ -83,15 +88,4 @@ export async function contendOnce(
     finalStock: Number(await work.get(opts.stockKey)),
     overlaps: countOverlaps(held.map((o) => [o.heldFrom, o.heldTo])),
   };
-}
-
-function countOverlaps(holds: [number, number][]): number {
-  const sorted = [...holds].sort((a, b) => a[0] - b[0]);
-  let overlaps = 0;
-  let lastEnd = Number.NEGATIVE_INFINITY;
-  for (const [start, end] of sorted) {
-    if (start < lastEnd) overlaps++;
-    lastEnd = Math.max(lastEnd, end);
-  }
-  return overlaps;
 }

@@ -12,6 +12,7 @@ import { redlock } from "../contenders/redlock.js";
 import { seedDesign } from "../contenders/seed.js";
 import type { Contender, ContenderFactory } from "../contenders/types.js";
 import { callsDelta, clientCalls, connect, installCommandCounter } from "../harness/connections.js";
+import type { Hold } from "../harness/timeline.js";
 import { contendOnce, deductTask } from "./contend-once.js";
 
 export interface WorkerSpec {
@@ -36,6 +37,10 @@ export interface WorkerResult {
   decrements: number;
   /** ms from each task's acquire call to its lock, for the tasks that got one. */
   waits: number[];
+  /** Each hold, on the machine's monotonic clock (comparable across the processes), for the parent's timeline. */
+  holds: Hold[];
+  /** How long each hold's first command (the GET) took: the part of a hold that a lock's own traffic can delay. */
+  readMs: number[];
   /** Top-level commands the library's connections sent during the timed run, by command (housekeeping left out). */
   lockCalls: Record<string, number>;
   lockCallsTotal: number;
@@ -47,6 +52,22 @@ export type FromWorker =
   | { type: "done"; result: WorkerResult }
   | { type: "closed" }
   | { type: "error"; message: string };
+
+/**
+ * performance.now() is per process; CLOCK_MONOTONIC (process.hrtime) is one clock for the whole machine on Linux.
+ * Their difference, read between two hrtime readings (the closest pair of a few, as the first calls of each are
+ * slow), turns each hold's ends into ms every process agrees on.
+ */
+function sharedClockOffsetMs(): number {
+  let best = { width: Number.POSITIVE_INFINITY, offset: 0 };
+  for (let i = 0; i < 20; i++) {
+    const before = Number(process.hrtime.bigint()) / 1e6;
+    const now = performance.now();
+    const after = Number(process.hrtime.bigint()) / 1e6;
+    if (after - before < best.width) best = { width: after - before, offset: (before + after) / 2 - now };
+  }
+  return best.offset;
+}
 
 const FACTORIES: Record<string, ContenderFactory> = Object.fromEntries(
   [floor, lockyard, lockyardConfirmed, redisSemaphore, redlock, seedDesign].map((f) => [f.id, f]),
@@ -98,6 +119,7 @@ async function runShare(
   spec: WorkerSpec,
 ): Promise<Omit<WorkerResult, "lockCalls" | "lockCallsTotal">> {
   const outcomes = await Promise.all(Array.from({ length: spec.tasks }, () => deductTask(c, work, spec)));
+  const offset = sharedClockOffsetMs();
   const held = outcomes.filter((o) => o.kind === "held");
   return {
     acquired: held.length,
@@ -105,6 +127,8 @@ async function runShare(
     errors: outcomes.filter((o) => o.kind === "error").length + held.filter((o) => o.releaseFailed).length,
     decrements: held.filter((o) => o.decremented).length,
     waits: held.map((o) => o.waitedMs),
+    holds: held.map((o): Hold => [o.heldFrom + offset, o.heldTo + offset]),
+    readMs: held.map((o) => o.readMs),
   };
 }
 

@@ -8,6 +8,7 @@ import { commandStats, statsDelta } from "../harness/commandstats.js";
 import { progress } from "../harness/progress.js";
 import { repoPath } from "../harness/repo.js";
 import { percentile, ratios, rotate, type Spread, spread } from "../harness/stats.js";
+import { type Timeline, timeline } from "../harness/timeline.js";
 import type { FromWorker, ToWorker, WorkerResult, WorkerSpec } from "./cross-process-worker.js";
 import type { BenchContext, Row, ScenarioResult } from "./types.js";
 
@@ -51,6 +52,10 @@ export interface RunOutcome {
   settings: string;
   /** Set when the server's EVAL/EVALSHA count differs from what the processes counted sending. */
   scriptCheck?: string;
+  /** Every process's holds on one clock: hold lengths and the handoff gaps, local and across processes. */
+  timeline: Timeline;
+  /** Mean time of the holds' first command (the GET). */
+  meanReadMs: number;
 }
 
 /** Where the stock lives and how it is reset: the bench's redis-server, or the Cluster. */
@@ -105,6 +110,10 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
           unsafe.push(
             `${cfg.lib.label} P = ${cfg.processes}${cfg.cluster ? " on the Cluster" : ""} round ${round}: final stock ${out.finalStock} after ${out.sold} sold from ${stock}.`,
           );
+        if (out.timeline.overlaps > 0)
+          unsafe.push(
+            `${cfg.lib.label} P = ${cfg.processes}${cfg.cluster ? " on the Cluster" : ""} round ${round}: ${out.timeline.overlaps} holds began before the previous one ended.`,
+          );
         if (out.scriptCheck)
           notes.push(`${cfg.lib.label} P = ${cfg.processes} round ${round}: ${out.scriptCheck}.`);
         if (out.errors > 0)
@@ -122,6 +131,7 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
           col.add(cfg.row, "p50Wait", percentile(out.waits, 50));
           col.add(cfg.row, "p99Wait", percentile(out.waits, 99));
           col.add(cfg.row, "finishSpreadPct", out.finishSpreadPct);
+          addTimeline(col, cfg.row, out);
         }
         if (round === 1 && cfg.lib.id !== floor.id)
           notes.push(
@@ -186,8 +196,15 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
   notes.unshift(
     `Lockyard on the 3-master Cluster at P = ${PROCESSES.join(", ")}: oversold ${clusterOversold.join(", ")} and timeouts ${clusterTimeouts.join(", ")} (worst run), ${clusterCalls.join(", ")} lock calls per acquisition (median; counted on the lock's Cluster client, whose sharded subscriber's SSUBSCRIBE/SUNSUBSCRIBE the counter does not see).`,
   );
+  for (const p of PROCESSES) {
+    const line = whereTheTimeGoes(col, `${ctx.lockyard.id}@${p}`, p);
+    if (line) notes.unshift(line);
+  }
   if (ctx.quick) notes.unshift(`--quick: ${tasks} tasks from stock ${stock}, one round.`);
-  if (unsafe.length) notes.unshift(`**Final stock ≠ ${stock} − sold:** ${unsafe.join(" ")}`);
+  if (unsafe.length)
+    notes.unshift(
+      `**Not exclusive (final stock ≠ ${stock} − sold, or overlapping holds):** ${unsafe.join(" ")}`,
+    );
   return {
     id: "f",
     title: `(f) Contended across processes: ${tasks} tasks on one key split over P = ${PROCESSES.join(", ")} processes, GET → ${WORK_MS} ms → SET stock−1, from stock ${stock}`,
@@ -202,6 +219,11 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
       { key: "timeouts", header: "timeouts", digits: 0 },
       { key: "oversold", header: "oversold", digits: 0 },
       { key: "bestPeerX", header: "best peer wall ÷ Lockyard", digits: 2 },
+      { key: "meanHoldMs", header: "mean hold ms", digits: 2 },
+      { key: "localGapP50Ms", header: "handoff within a process: p50 gap ms", digits: 2 },
+      { key: "crossGaps", header: "handoffs to another process", digits: 0 },
+      { key: "crossGapP50Ms", header: "… p50 gap ms", digits: 2 },
+      { key: "overlaps", header: "overlapping holds", digits: 0 },
       { key: "clusterWallMs", header: "Cluster: wall ms", digits: 0 },
       { key: "clusterXSingle", header: "Cluster ÷ one Redis", digits: 2 },
     ],
@@ -209,6 +231,57 @@ export async function crossProcess(ctx: BenchContext): Promise<ScenarioResult> {
     settings,
     notes,
   };
+}
+
+function addTimeline(col: Collector, row: string, out: RunOutcome): void {
+  const t = out.timeline;
+  col.add(row, "meanHoldMs", t.meanHoldMs);
+  col.add(row, "meanReadMs", out.meanReadMs);
+  col.add(row, "holdSumMs", t.meanHoldMs * t.holds);
+  col.add(row, "localGapSumMs", t.localGapSumMs);
+  col.add(row, "crossGapSumMs", t.crossGapSumMs);
+  col.add(row, "crossGaps", t.crossGaps);
+  col.add(row, "overlaps", t.overlaps);
+  if (t.localGaps > 0) col.add(row, "localGapP50Ms", t.localGapP50Ms);
+  if (t.crossGaps > 0) col.add(row, "crossGapP50Ms", t.crossGapP50Ms);
+}
+
+/**
+ * Lockyard's wall above the floor's, split by the timelines of the same rounds: longer holds, handoffs within
+ * a process, handoffs to another process, and the rest (first grant after the barrier, last report after the
+ * last hold). Medians over rounds, so the parts need not add up exactly.
+ */
+function whereTheTimeGoes(col: Collector, row: string, p: number): string | null {
+  const perRound = (metric: string) => differences(col.values(row, metric), col.values("floor", metric));
+  const wall = perRound("wallMs");
+  if (wall.length === 0) return null;
+  const holds = perRound("holdSumMs");
+  const local = perRound("localGapSumMs");
+  const cross = col.values(row, "crossGapSumMs");
+  const rest = wall.map((w, i) => w - (holds[i] ?? 0) - (local[i] ?? 0) - (cross[i] ?? 0));
+  const ms = (xs: number[]) =>
+    `${spread(xs).median >= 0 ? "+" : "−"}${Math.abs(spread(xs).median).toFixed(0)} ms`;
+  const med = (metric: string, r = row) => spread(col.values(r, metric)).median;
+  return (
+    `P = ${p}, where Lockyard's time above the floor goes (medians over rounds): wall ${ms(wall)} = ` +
+    `holds ${ms(holds)} (mean hold ${med("meanHoldMs").toFixed(2)} ms vs the floor's ${med("meanHoldMs", "floor").toFixed(2)}; ` +
+    `its first command, the GET, ${med("meanReadMs").toFixed(2)} ms vs ${med("meanReadMs", "floor").toFixed(2)}) ` +
+    `+ handoffs within a process ${ms(local)} (p50 gap ${med("localGapP50Ms").toFixed(2)} ms vs the floor's ${med("localGapP50Ms", "floor").toFixed(2)}) ` +
+    `+ ${med("crossGaps").toFixed(0)} handoffs to another process ${ms(cross)} (p50 gap ${med("crossGapP50Ms").toFixed(2)} ms) ` +
+    `+ start and finish ${ms(rest)}.`
+  );
+}
+
+const mean = (xs: number[]) => {
+  const finite = xs.filter(Number.isFinite);
+  return finite.length ? finite.reduce((a, x) => a + x, 0) / finite.length : Number.NaN;
+};
+
+/** a[i] − b[i] per round. */
+function differences(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) out.push(a[i]! - b[i]!);
+  return out;
 }
 
 /** The floor's row: its figures, and × floor (1 in every round) so the column reads the same for every row. */
@@ -343,6 +416,8 @@ export async function runOnce(
       lockCallsTotal: sum((r) => r.lockCallsTotal),
       settings: ready[0]!.settings,
       ...(scriptCheck ? { scriptCheck } : {}),
+      timeline: timeline(results.map((r) => r.holds)),
+      meanReadMs: mean(results.flatMap((r) => r.readMs)),
     };
   } finally {
     // Only the processes this run forked, and only those still running (after an error).
