@@ -195,6 +195,8 @@ export interface BurstReport {
    * scripts, stock reads and writes), so observers such as the live view are not counted.
    */
   redisCommandsPerSuccess: number | null;
+  /** The burst's OpenTelemetry trace (its requests and their lock spans), when the API exports traces. */
+  traceId?: string;
 }
 
 export type BurstEvent = BurstProgress | BurstReport;

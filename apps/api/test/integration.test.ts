@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../scripts/lib/redis.mjs";
 import { createApiClient } from "../src/client.js";
-import type { AppRouter, RouterInputs } from "../src/index.js";
-import type { BurstReport, RunEvent } from "../src/types.js";
+import type { AppRouter } from "../src/index.js";
+import { burst } from "./burst-run.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
 
 let apis: ApiProcess[];
@@ -31,36 +31,6 @@ afterAll(async () => {
   await Promise.all(redlockNodes.map((n) => n.stop()));
   redis?.disconnect();
 });
-
-/** Starts a burst (a mutation) and watches it (a subscription) to its report. */
-async function burst(
-  url: string,
-  input: RouterInputs["demo"]["burst"]["start"],
-): Promise<{ events: RunEvent[]; report: BurstReport }> {
-  const { runId } = await client(url).demo.burst.start.mutate(input);
-  return new Promise((resolve, reject) => {
-    const events: RunEvent[] = [];
-    const sub = client(url).demo.runs.watch.subscribe(
-      { runId },
-      {
-        onData({ data: e }) {
-          events.push(e);
-          if (e.type === "report") {
-            sub.unsubscribe();
-            resolve({ events, report: e });
-          } else if (e.type === "failed") {
-            sub.unsubscribe();
-            reject(new Error(e.message));
-          }
-        },
-        onError(err) {
-          sub.unsubscribe();
-          reject(err);
-        },
-      },
-    );
-  });
-}
 
 describe("two API instances on one Redis", () => {
   it("both instances report every mode available", async () => {

@@ -2,6 +2,7 @@
 // set, the locks' spans and metrics reach a collector (a stand-in here), and /metrics still answers as before.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { burst } from "./burst-run.js";
 import { startCollector } from "./otel-collector.js";
 import { type ApiProcess, startApis, stopApis } from "./servers.js";
 
@@ -108,5 +109,45 @@ describe("OpenTelemetry", () => {
     const missing = servers.find((s) => s.attributes["url.path"] === `/no-such-page-${process.pid}`);
     expect(missing?.name).toBe("GET");
     expect(missing?.attributes["http.response.status_code"]).toBe(404);
+  });
+
+  it("traces a whole burst as one trace: the burst's span, every request's server span and their lock spans", async () => {
+    collector.spans.length = 0;
+    const [started] = await startApis(inject("redisUrl"), 1, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${collector.url}/`,
+    });
+    api = started!;
+    const product = `demo-otel-burst-${process.pid}`;
+    const requests = 12;
+    const { report } = await burst(api.url, {
+      productId: product,
+      mode: "redis",
+      requests,
+      initialStock: 5,
+      workMs: 5,
+    });
+    expect(report.successes).toBe(5);
+    expect(report.traceId).toMatch(/^[0-9a-f]{32}$/);
+    await stopApis([api]);
+    api = undefined;
+
+    const inTrace = collector.spans.filter((s) => s.traceId === report.traceId);
+    const span = inTrace.find((s) => s.name === "demo.burst");
+    expect(span?.attributes["lockyard.burst.mode"]).toBe("redis");
+    expect(span?.attributes["lockyard.burst.successes"]).toBe(5);
+    expect(span?.attributes["lockyard.burst.oversold"]).toBe(0);
+    // A child of the request that started it.
+    const start = inTrace.find((s) => s.kind === 2 && s.name === "POST /trpc/demo.burst.start");
+    expect(span?.parentSpanId).toBe(start?.spanId);
+    // Every request of the burst continues its trace, and each one's lock spans are inside it.
+    const deducts = inTrace.filter((s) => s.kind === 2 && s.name === "POST /trpc/stock.deduct");
+    expect(deducts).toHaveLength(requests);
+    expect(deducts.every((s) => s.parentSpanId === span?.spanId)).toBe(true);
+    const acquires = inTrace.filter(
+      (s) => s.name === "lock.acquire" && s.attributes["lock.resource"] === product,
+    );
+    expect(acquires).toHaveLength(requests);
+    const deductIds = new Set(deducts.map((s) => s.spanId));
+    expect(acquires.every((s) => deductIds.has(s.parentSpanId))).toBe(true);
   });
 });

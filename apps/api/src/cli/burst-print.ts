@@ -28,6 +28,7 @@ export function printReport(r: BurstReport): void {
     ["latency p50/p95/p99 ms", `${r.latencyMs.p50} / ${r.latencyMs.p95} / ${r.latencyMs.p99}`],
     ["per instance", pairs(r.perInstance)],
     ["redis commands / success (deduct path only)", r.redisCommandsPerSuccess ?? "n/a"],
+    ...(r.traceId ? [["trace id (OpenTelemetry)", r.traceId] as [string, string]] : []),
   ];
   const w = Math.max(...rows.map(([k]) => k.length));
   console.log(`\n${"-".repeat(w + 30)}`);

@@ -10,6 +10,7 @@ import { clearBarrier, setBarrier } from "../stock/barrier.js";
 import { readQty } from "../stock/store.js";
 import type { router } from "../trpc.js";
 import type { BurstReport } from "../types.js";
+import { BurstTrace } from "./burst-trace.js";
 import { deductCommands } from "./commandstats.js";
 import { percentiles } from "./percentiles.js";
 import type { RunLog } from "./runs/run.js";
@@ -60,8 +61,14 @@ export async function fireBurst(
   signal: AbortSignal,
 ): Promise<BurstReport> {
   const pool = pooledFetch(BURST_CONNECTIONS_PER_INSTANCE);
+  const traced = new BurstTrace(req, log.runId);
   try {
-    return await fireWith(ctx, req, log, signal, pool.fetch);
+    const report = await fireWith(ctx, req, log, signal, traced.fetch(pool.fetch));
+    traced.end({ report });
+    return traced.traceId === undefined ? report : { ...report, traceId: traced.traceId };
+  } catch (error) {
+    traced.end({ error });
+    throw error;
   } finally {
     pool.close();
   }
