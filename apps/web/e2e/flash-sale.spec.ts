@@ -39,6 +39,19 @@ test.describe("Flash sale panel", () => {
     await expect(page.getByTestId("report-instances")).toContainText("api-b");
     expect(Number(await page.getByTestId("stock-chart").getAttribute("data-points"))).toBeGreaterThan(2);
     await expect(page.getByTestId("history-row")).toHaveCount(1);
+    // The APIs export traces (the stack's stand-in collector): the sale is one trace, named in the report, that
+    // holds the burst, its 200 requests on both instances and every request's lock spans.
+    await expect(page.getByTestId("report-trace")).toBeVisible();
+    const traceId = (await page.getByTestId("report-trace").locator("code").textContent()) ?? "";
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    await expect
+      .poll(async () => (await fetch(`${stack.otlpUrl}/traces/${traceId}`)).json(), { timeout: 15_000 })
+      .toMatchObject({
+        "demo.burst": 1,
+        "POST /trpc/stock.deduct": 200,
+        "lock.acquire": 200,
+        "lock.hold": 200,
+      });
     await screenshot(page, "flash-sale-redis", "panel-flash-sale");
   });
 

@@ -5,7 +5,7 @@ import { freePort } from "../../../scripts/lib/ports.mjs";
 import { startPostgres } from "../../../scripts/lib/postgres.mjs";
 import { startRedis } from "../../../scripts/lib/redis.mjs";
 import { logDir, screenshotDir, stackFile } from "./harness/paths";
-import { startApi, startWeb, stopPid, waitForHttp } from "./harness/processes";
+import { startApi, startOtlpSink, startWeb, stopPid, waitForHttp } from "./harness/processes";
 import type { Stack } from "./harness/stack";
 
 /**
@@ -22,6 +22,7 @@ export default async function globalSetup(): Promise<void> {
     redlockUrls: [],
     databaseUrl: "",
     apiUrls: [],
+    otlpUrl: "",
     webUrl: "",
     spareWebPort: 0,
     pids: [],
@@ -63,6 +64,11 @@ export default async function globalSetup(): Promise<void> {
     stack.webUrl = `http://127.0.0.1:${web}`;
     stack.spareWebPort = spare;
     const webOrigins = [web, spare].flatMap((p) => [`http://127.0.0.1:${p}`, `http://localhost:${p}`]);
+    const otlpPort = await freePort();
+    stack.otlpUrl = `http://127.0.0.1:${otlpPort}`;
+    const sink = startOtlpSink(otlpPort);
+    stack.pids.push({ name: "otlp-sink", pid: sink.pid as number });
+    await waitForHttp(`${stack.otlpUrl}/healthz`, sink);
 
     const apis = [
       { id: "api-a", port: apiA },
@@ -77,6 +83,7 @@ export default async function globalSetup(): Promise<void> {
         databaseUrl: stack.databaseUrl,
         apiUrls: stack.apiUrls,
         webOrigins,
+        otlpEndpoint: stack.otlpUrl,
       });
       stack.pids.push({ name: id, pid: child.pid as number });
       return { child, url: `http://127.0.0.1:${port}` };

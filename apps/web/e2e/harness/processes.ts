@@ -28,6 +28,8 @@ export interface ApiOptions {
   databaseUrl?: string;
   apiUrls: string[];
   webOrigins: string[];
+  /** The stand-in collector (otlp-sink.mjs): the stack's APIs export their traces as a traced deployment's do. */
+  otlpEndpoint?: string;
 }
 
 export function startApi(o: ApiOptions): ChildProcess {
@@ -49,9 +51,16 @@ export function startApi(o: ApiOptions): ChildProcess {
       JOB_INTERVAL_MS: "5000",
       ORDER_PROCESSING_MS: "300",
       LOG_LEVEL: "warn",
+      // Set explicitly, as DATABASE_URL: "" is no telemetry.
+      OTEL_EXPORTER_OTLP_ENDPOINT: o.otlpEndpoint ?? "",
     },
     webDir,
   );
+}
+
+/** The stand-in OTLP collector the APIs export to; a spec reads a trace back from it (GET /traces/<id>). */
+export function startOtlpSink(port: number): ChildProcess {
+  return spawnLogged("otlp-sink", [path.join(webDir, "e2e/harness/otlp-sink.mjs"), String(port)], {}, webDir);
 }
 
 export function startWeb(name: string, port: number, apiUrls: string[]): ChildProcess {

@@ -10,6 +10,8 @@ export interface Stack {
   redlockUrls: string[];
   databaseUrl: string;
   apiUrls: string[];
+  /** The stand-in OTLP collector the APIs export traces to (otlp-sink.mjs). */
+  otlpUrl: string;
   webUrl: string;
   /** A port already allowed by the APIs' CORS, for a spec that starts its own dashboard. */
   spareWebPort: number;

@@ -61,6 +61,12 @@ export function BurstReportView({ report: r }: { report: BurstReport }) {
             </Badge>
           ))}
         </div>
+        {r.traceId && (
+          <div data-testid="report-trace">
+            <span className="muted">Trace (OpenTelemetry, every request and its lock spans): </span>
+            <code>{r.traceId}</code>
+          </div>
+        )}
       </div>
     </div>
   );
