@@ -251,8 +251,9 @@ function takeHanded(host: LoopHost, q: Request, s: WaitState): Handle | Promise<
   w.done = true;
   w.standing = "none";
   g.grantEndsBy = Math.min(grant.sentAt + q.leaseMs, grant.claimedUntil ?? Number.POSITIVE_INFINITY);
-  // The releasing holder names our successor in its own release.
-  g.leave(w, "wait");
+  // The releasing holder names our successor in its own release; on a semaphore with permits still free it
+  // may get one right now.
+  g.leave(w, grant.roomLeft ? "attempt" : "wait");
   host.dropIfIdle(g, q.resource);
   const reply: Granted = [1, 1, grant.token, grant.reads];
   const error = q.readsFailure?.error;

@@ -232,6 +232,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     // could take the count of the hold it re-entered if the attempt never ran. Owner-checked, so harmless
     // when it did not run.
     if (q.bypass || this.closed || !this.backend.noReply?.(err)) return;
+    this.releaseUnheard(q);
+  }
+
+  /** Releases a fresh owner name that a call we heard no answer from may have granted, until its lease would end. */
+  private releaseUnheard(q: WaiterRequest): void {
     this.late.add({
       resource: q.resource,
       key: q.key,
@@ -249,7 +254,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   leaveQueue(q: WaiterRequest): void {
     if (!this.backend.leave) return;
-    const named = this.closed ? undefined : this.nameNext(q.resource, "leave");
+    const named = this.closed ? undefined : this.nameNext(q.resource);
     this.backend.leave(q.resource, q.key, q.owner, named && nextWaiterOf(named)).then(
       (reply) => this.settleNamed(named, reply, "joined"),
       () => this.settleNamed(named, undefined, "joined"),
@@ -260,9 +265,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
    * Names the gate's head, when it may be handed the lock, as `next` of a release (or `successor` of a leave)
    * about to be sent; settleNamed must follow with that call's answer.
    */
-  nameNext(resource: string, call: "release" | "leave" = "release"): Named | undefined {
-    // A store that queues without handing over (the semaphore) takes a successor in a leave only.
-    const names = this.backend.handsOver || (call === "leave" && this.backend.queues);
+  nameNext(resource: string): Named | undefined {
+    // A store that queues without handing over to other processes (the semaphore) names a successor in a leave,
+    // and in a release the waiter that may take the freed permit.
+    const names = this.backend.handsOver || this.backend.queues;
     if (!names || this.closed) return undefined;
     const g = this.gates.get(resource);
     if (!(g instanceof Gate)) return undefined;
@@ -271,8 +277,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     const now = this.clock.now();
     // Within the streak's count, or while no other process can have queued localStreakMs yet, the store would
     // keep the lock here: say so (unbounded keepMs), which makes the answer certain.
+    // (A semaphore's grant is never certain: it depends on the queue, which the streak does not bound.)
     const certain =
-      g.localStreak < this.cfg.localStreak || this.othersQueuedBelow(g, now, this.cfg.localStreakMs);
+      this.backend.handsOver === true &&
+      (g.localStreak < this.cfg.localStreak || this.othersQueuedBelow(g, now, this.cfg.localStreakMs));
     const keepMs = certain ? ALWAYS_KEEP : this.cfg.localStreakMs;
     const named: Named = { g, w, before: w.standing, keepMs, certain, sentAt: now };
     w.standing = "named";
@@ -318,15 +326,20 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     }
     if (reply?.[0] === 4) {
       g.localStreak++;
-      const grant = { token: reply[1], reads: reply[2], sentAt: named.sentAt };
+      const roomLeft = (reply[4] ?? 0) > 0;
+      const grant = { token: reply[1], reads: reply[2], sentAt: named.sentAt, roomLeft };
       if (!g.grant(w, grant)) this.releaseOrphan(w.req, [1, 1, grant.token, grant.reads]);
       return;
     }
-    const inQueue = reply === undefined || reply[0] === 3 || queued === "joined";
+    // A semaphore's release that could not grant its named waiter the permit queued it instead.
+    const queuedByRelease = reply?.[0] === 2 && this.backend.queues === true && !this.backend.handsOver;
+    const inQueue = reply === undefined || reply[0] === 3 || queued === "joined" || queuedByRelease;
     if (w.done) {
       // It gave up while named, when it could not leave: a lock handed to it unheard, or a place in the
       // store's queue the call left it, would hold up every other process for a claim or entry lease.
       if (inQueue || named.before === "joined") this.leaveQueue(w.req);
+      // A semaphore's release may have granted it a permit unheard, which no leave gives back.
+      if (reply === undefined && this.backend.shared && !this.closed) this.releaseUnheard(w.req);
       return;
     }
     if (inQueue) w.standing = "joined";

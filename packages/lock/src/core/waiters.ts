@@ -13,6 +13,8 @@ export interface HandedGrant {
   early?: EarlyGrant;
   /** Handed over by another process's release, held from its message: the store's claim lasts until then (by-message.ts). */
   claimedUntil?: number;
+  /** A semaphore's: permits were still free after this grant, so the next local waiter may try at once. */
+  roomLeft?: boolean;
 }
 
 /**

@@ -22,9 +22,11 @@ export interface SharedBackendOptions {
 /**
  * The store of the locks several owners may hold at once (semaphore permits, read and write holds of a
  * read-write lock), for the same core as the mutex: one script per attempt, release and renew batch
- * (scripts/shared-*.ts). Semaphore waiters queue in Redis (one entry per process, fair admission, no
- * handoff); read-write waiters do not (the writer mark is their fairness). A release publishes and the
- * waiting processes' heads look.
+ * (scripts/shared-*.ts). Semaphore waiters queue in Redis (one entry per process, fair admission), and a
+ * release grants a freed permit to its own process's next waiter when that waiter's attempt would have got it
+ * (no handoff to another process: a freed permit owed to one is announced, and its head looks); read-write
+ * waiters do not queue (the writer mark is their fairness). A release publishes and the waiting processes'
+ * heads look.
  */
 export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions): LockBackend {
   const cmd = withScripts(redis);
@@ -83,18 +85,24 @@ export function createSharedBackend(redis: RedisClient, o: SharedBackendOptions)
       return ok === true;
     },
     renewMany: (items) => renewMany(send, items, sharded),
-    async release(resource, key, owner, _leaseMs, token) {
+    async release(resource, key, owner, _leaseMs, token, _listener, next) {
       const n = namesOf(resource, key);
+      // A semaphore's release may grant the freed permit to this process's next waiter (no call of its own).
       const r = await cmd.lockyardSharedRelease(
         key,
         n.channel,
         n.queue,
         n.queueLeases,
+        n.fence,
         owner,
         releaseMode,
         token === null ? "" : String(token),
         shardedFlag,
+        queues && next ? next.owner : "",
+        next?.leaseMs ?? 0,
+        o.queueLeaseMs,
       );
+      if (r[0] === 4) return [4, r[1], undefined, undefined, r[2]];
       return (r[0] === 1 ? [1, r[1]] : [r[0]]) as ReleaseReply;
     },
     noReply: isConnectionError,

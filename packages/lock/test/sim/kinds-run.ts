@@ -154,6 +154,7 @@ export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promi
       upgrades,
       contended,
       placesPassed: s.shared.placesPassed,
+      permitsHanded: s.shared.permitsHanded,
     },
   };
 }

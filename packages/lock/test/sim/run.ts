@@ -51,6 +51,8 @@ export interface SimResult {
     upgrades?: number;
     contended?: number;
     placesPassed?: number;
+    /** Semaphore releases that granted the freed permit to their process's next waiter. */
+    permitsHanded?: number;
   };
 }
 

@@ -64,10 +64,25 @@ export class SimSharedClient {
     return this.call(() => this.model.withdraw(lock!, ch!, owner!), `writer withdraw ${lock} ${owner}`);
   }
 
-  lockyardSharedRelease(...a: (string | number)[]): Promise<[number, number]> {
-    const [lock, channel, q, qt, owner, mode, token] = a.map(String) as string[];
-    const run = () => this.model.release(lock!, channel!, q!, qt!, owner!, mode as "read" | "write", token!);
-    return this.call(run, `${mode} release ${lock} ${owner}`);
+  lockyardSharedRelease(...a: (string | number)[]): Promise<[number, number, number?]> {
+    const [lock, channel, q, qt, fence, owner, mode, token, , next, nextLease, qlease] = a.map(
+      String,
+    ) as string[];
+    const run = () =>
+      this.model.release(
+        lock!,
+        channel!,
+        q!,
+        qt!,
+        fence!,
+        owner!,
+        mode as "read" | "write",
+        token!,
+        next ?? "",
+        Number(nextLease ?? "0"),
+        Number(qlease ?? "0"),
+      );
+    return this.call(run, `${mode} release ${lock} ${owner}${next ? ` next:${next}` : ""}`);
   }
 
   lockyardSharedRenewMany(n: number, ...args: (string | number)[]): Promise<number[]> {

@@ -217,6 +217,9 @@ const newStats = () => ({
   renewed: 0,
   withdrawn: 0,
   placesPassed: 0,
+  permitsHanded: 0,
+  handRefused: 0,
+  adopted: 0,
   errors: 0,
   published: 0,
 });
@@ -315,11 +318,32 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
             : how === "stale"
               ? { redis: "1", model: "1" }
               : await s.holdToken(k, how === "own" ? o : owner());
-        const label = `release ${i} ${o} ${mode} token:${how}`;
+        // Half the permit releases name the releasing process's next waiter: an owner holding nothing (the core
+        // names only a waiter under a fresh owner name), which may queue already.
+        const idle = OWNERS.filter((x) => x !== o && !holding.includes(x));
+        const next = mode === "read" && idle.length > 0 && rng.chance(0.5) ? rng.pick(idle) : "";
+        const nextLease = lease();
+        const qlease = rng.pick(QLEASES);
+        const label = `release ${i} ${o} ${mode} token:${how}${next ? ` next:${next}` : ""}`;
         const got = await s.op(
           label,
-          (m) => cmd(m).lockyardSharedRelease!(k.lock, k.channel, k.q, k.qt, o, mode, t.redis, "0"),
-          () => shared.release(k.lock, k.channel, k.q, k.qt, o, mode, t.model),
+          (m) =>
+            cmd(m).lockyardSharedRelease!(
+              k.lock,
+              k.channel,
+              k.q,
+              k.qt,
+              k.fence,
+              o,
+              mode,
+              t.redis,
+              "0",
+              next,
+              nextLease,
+              qlease,
+            ),
+          () =>
+            shared.release(k.lock, k.channel, k.q, k.qt, k.fence, o, mode, t.model, next, nextLease, qlease),
         );
         if (!got) break;
         const [r, mr] = got;
@@ -327,12 +351,19 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
           stats.errors++;
           continue;
         }
-        if (JSON.stringify(r.value) !== JSON.stringify(mr.value))
-          s.fail(`${label}: redis ${JSON.stringify(r.value)} model ${JSON.stringify(mr.value)}`);
-        const code = (r.value as number[])[0];
+        const [rv, mv] = [r.value as number[], mr.value as number[]];
+        // A permit handed on is a fresh grant: its token is compared through the token map.
+        const handed = rv[0] === 4 && mv[0] === 4;
+        if (handed) s.token(label, i, mv[1]!, rv[1]!, true);
+        const comparable = (v: number[]) => (handed ? [v[0], v[2]] : v);
+        if (JSON.stringify(comparable(rv)) !== JSON.stringify(comparable(mv)))
+          s.fail(`${label}: redis ${JSON.stringify(rv)} model ${JSON.stringify(mv)}`);
+        const code = rv[0];
         if (code === 0) stats.notOwner++;
         else if (code === 1) stats.decremented++;
         else stats.released++;
+        if (code === 4) stats.permitsHanded++;
+        else if (next !== "" && code === 2) stats.handRefused++;
       } else if (roll < 80) {
         const items = Array.from({ length: rng.int(1, 3) }, () => ({
           i: rng.int(0, 1),
@@ -474,12 +505,16 @@ function checkAcquire(
     return;
   }
   if (r[1] !== m[1]) differ();
-  if (r[1] === 1) {
+  // A model token seen before is the token of a hold this answer re-entered or (a waiting permit acquire finding
+  // a permit a release handed it) adopted; a fresh grant's is new.
+  const known = s.tokens[i]!.get(m[2]!) !== undefined;
+  if (r[1] === 1 && !known) {
     stats.granted++;
     s.token(label, i, m[2]!, r[2]!, true);
     return;
   }
-  stats.reentered++;
+  if (r[1] === 1) stats.adopted++;
+  else stats.reentered++;
   if (s.tokens[i]!.get(m[2]!) !== r[2]) differ();
 }
 
@@ -503,6 +538,9 @@ describe("the simulation's shared-lock model agrees with redis-server running th
     expect(stats.renewed).toBeGreaterThan(SEQUENCES / 2);
     expect(stats.withdrawn).toBeGreaterThan(0);
     expect(stats.placesPassed).toBeGreaterThan(0);
+    expect(stats.permitsHanded).toBeGreaterThan(0);
+    expect(stats.handRefused).toBeGreaterThan(0);
+    expect(stats.adopted).toBeGreaterThan(0);
     expect(stats.errors).toBeGreaterThan(0);
     expect(stats.published).toBeGreaterThan(0);
     expect(stats.stopped).toBeLessThan(SEQUENCES / 5);

@@ -61,6 +61,8 @@ export class SharedModel {
   readonly downgrades = new Map<string, number>();
   /** Semaphore leaves whose successor took the leaver's place (not Redis state: the run reports it). */
   placesPassed = 0;
+  /** Semaphore releases that granted the freed permit to their process's next waiter (reported likewise). */
+  permitsHanded = 0;
 
   constructor(private readonly redis: () => ModelRedis) {}
 
@@ -119,6 +121,13 @@ export class SharedModel {
     const ends = now + lease;
     if (mode === "permit") m.hsetField(k, "~permits", String(permits));
     const h = s.mine;
+    if (h && join && mode === "permit") {
+      if (ends > h.e) h.e = ends;
+      m.hsetField(k, o, holdValue(h));
+      if (more) m.hsetField(k, "~waiters", "1");
+      this.keepAlive(k, Math.max(s.latest, h.e), s.writerWaits, now);
+      return [1, h.r, h.t];
+    }
     if (h && (mode !== "write" || h.w > 0 || s.n === 1)) {
       if (mode === "write") h.w++;
       else h.r++;
@@ -179,17 +188,22 @@ export class SharedModel {
 
   /**
    * shared-release.ts: [0, 0] not-owner | [1, left] decremented | [2, 0] released (publishes if marked: `1`, or
-   * `n:<owners>` when a semaphore's free permits are all owed to queued entries).
+   * `n:<owners>` when a semaphore's free permits are all owed to queued entries) | [4, token] released, and the
+   * permit granted to `next` (the releasing process's next waiter) as its own attempt would have been.
    */
   release(
     k: string,
     ch: string,
     q: string,
     qt: string,
+    f: string,
     o: string,
     mode: "read" | "write",
     token: string,
-  ): [number, number] {
+    next = "",
+    nextLease = 0,
+    qlease = 0,
+  ): [number, number, number?] {
     const m = this.redis();
     const v = m.hash(k)?.get(o);
     if (v === undefined) return [0, 0];
@@ -216,6 +230,27 @@ export class SharedModel {
     }
     m.hdel(k, o);
     const s = this.holders(k, o, now);
+    if (next !== "") {
+      const permits = Number(m.hash(k)?.get("~permits") ?? "0");
+      if (s.n < permits && this.queuedAhead(q, qt, next, now)[0] < permits - s.n) {
+        const granted = m.nextToken(f);
+        let othersQueue = false;
+        if (m.list(q) !== undefined) {
+          m.dropEntry(q, qt, next);
+          othersQueue = (m.list(q)?.length ?? 0) > 0;
+          if (s.n + 1 < permits && othersQueue) m.published.push([ch, "1"]);
+        }
+        const ends = now + nextLease;
+        m.hsetField(k, next, holdValue({ r: 1, w: 0, e: ends, t: granted }));
+        m.hsetField(k, "~waiters", "1");
+        this.keepAlive(k, Math.max(s.latest, ends), s.writerWaits, now);
+        this.permitsHanded++;
+        return [4, granted, permits - s.n - 1];
+      }
+      m.keepEntry(q, qt, next, now, qlease);
+      m.hsetField(k, "~waiters", "1");
+      s.waiting = true;
+    }
     if (s.waiting) {
       const owed = this.owedEntries(k, q, qt, s.n, now);
       if (owed) m.published.push([ch, `n:${owed.join(" ")}`]);

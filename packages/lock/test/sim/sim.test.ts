@@ -49,7 +49,7 @@ describe("deterministic simulation of the lock", () => {
       let early = 0;
       let earlyRefused = 0;
       let byMessage = 0;
-      const kindsStats = { multi: 0, upgrades: 0, contended: 0, placesPassed: 0 };
+      const kindsStats = { multi: 0, upgrades: 0, contended: 0, placesPassed: 0, permitsHanded: 0 };
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
@@ -67,6 +67,7 @@ describe("deterministic simulation of the lock", () => {
         kindsStats.upgrades += r.stats.upgrades ?? 0;
         kindsStats.contended += r.stats.contended ?? 0;
         kindsStats.placesPassed += r.stats.placesPassed ?? 0;
+        kindsStats.permitsHanded += r.stats.permitsHanded ?? 0;
         if (TRACE && SEEDS === 1 && r.ok) console.log(`seed ${seed} (ok):\n${r.trace.join("\n")}`);
         if (!r.ok && IGNORE?.test(r.violation!)) {
           ignored++;
@@ -99,7 +100,7 @@ describe("deterministic simulation of the lock", () => {
           `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
         );
       console.log(
-        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs (${early} granted early, ${earlyRefused} taken back, ${byMessage} held from the message), ${keysLost} lock keys lost${KINDS ? `, ${kindsStats.multi} multi-resource acquires, ${kindsStats.upgrades} upgrades, ${kindsStats.contended} refused attempts, ${kindsStats.placesPassed} semaphore places passed on` : ""}, ${secs} s`,
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs (${early} granted early, ${earlyRefused} taken back, ${byMessage} held from the message), ${keysLost} lock keys lost${KINDS ? `, ${kindsStats.multi} multi-resource acquires, ${kindsStats.upgrades} upgrades, ${kindsStats.contended} refused attempts, ${kindsStats.placesPassed} semaphore places passed on, ${kindsStats.permitsHanded} permits handed on in a release` : ""}, ${secs} s`,
       );
     },
     Math.max(600_000, SEEDS * 2_000),

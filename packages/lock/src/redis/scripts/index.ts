@@ -120,11 +120,15 @@ export interface ScriptCommands {
     channel: K,
     queue: K,
     queueLeases: K,
+    fence: K,
     owner: string,
     mode: Exclude<SharedMode, "permit">,
     token: string,
     sharded: string,
-  ): Promise<[number, number]>;
+    next: string,
+    nextLeaseMs: number,
+    queueLeaseMs: number,
+  ): Promise<[number, number, number?]>;
   lockyardSharedRenewMany(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number[]>;
   lockyardFencedRead(
     lock: K,

@@ -16,7 +16,8 @@ import { SHARED_BODY } from "./shared-body.js";
  * still queue announces `1`, so the next process's head looks (nobody else would tell it); a grant while other
  * processes still queue marks `~waiters`, so the release that ends it publishes (see shared-release.ts).
  * Re-entry (same owner): always granted, and a writer may re-enter as reader; a reader may take the write
- * lock only while it is the sole holder. A fresh grant takes a token like the mutex (next_token).
+ * lock only while it is the sole holder. Except a waiting semaphore acquire (join "1", a fresh owner name):
+ * a permit under its name was handed to it by a release whose answer it missed, and it adopts it (count kept). A fresh grant takes a token like the mutex (next_token).
  */
 export const SHARED_ACQUIRE_BODY = `${SHARED_BODY}
 local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, writer_mark, join, qlease, sharded)
@@ -25,6 +26,15 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
   local ends = now + tonumber(lease)
   if mode == 'permit' then redis.call('hset', k, '~permits', permits) end
   local h = s.mine
+  if h and join == '1' and mode == 'permit' then
+    -- A waiting acquire's owner name is its own and fresh: a permit under it was granted by a release of its
+    -- process whose answer it did not hear (shared-release.ts). It adopts that permit as the one hold it is.
+    if ends > h.e then h.e = ends end
+    redis.call('hset', k, o, holder_value(h))
+    if more == '1' then redis.call('hset', k, '~waiters', 1) end
+    keep_alive(k, math.max(s.latest, h.e), s.writer_waits, now)
+    return {1, h.r, h.t}
+  end
   if h and (mode ~= 'write' or h.w > 0 or s.n == 1) then
     if mode == 'write' then h.w = h.w + 1 else h.r = h.r + 1 end
     if ends > h.e then h.e = ends end
