@@ -3,9 +3,8 @@
 // other processes, and safe when the waiter gives up or the answer is lost.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LockHandle } from "../../src/index.js";
 import { connect, connectThrough, makeLocks, replyCutterForFile, sleep, uniq } from "../helpers.js";
-import { queueOf } from "./semaphore-place.js";
+import { grantedInOrder, queueOf } from "./semaphore-place.js";
 
 const cut = replyCutterForFile();
 let redis: Redis;
@@ -102,26 +101,14 @@ describe("semaphore handoff within a process", () => {
     const b = makeLocks(conns[1], { instanceId: "sem-hand-b", retry: { maxMs: 5_000 } });
     const name = uniq("sem-fair");
     const held = await a.locks.semaphore(name, 1).acquire();
-    const order: string[] = [];
-    const took = (who: string) => (h: LockHandle) => {
-      order.push(who);
-      return h;
-    };
-    const b1 = b.locks.semaphore(name, 1).acquire({ waitMs: 10_000 }).then(took("b1"));
+    const b1 = b.locks.semaphore(name, 1).acquire({ waitMs: 10_000 });
     while ((await redis.llen(queueOf(name))) < 1) await sleep(5);
-    const a2 = a.locks.semaphore(name, 1).acquire({ waitMs: 10_000 }).then(took("a2"));
+    const a2 = a.locks.semaphore(name, 1).acquire({ waitMs: 10_000 });
     while ((await redis.llen(queueOf(name))) < 2) await sleep(5);
     // Its refusal answered (and its look after subscribing): a2 now waits in a's line, and the release names it.
     await sleep(150);
     // a's release names a2, but b queued first: b1 gets the permit, a2 the next one.
-    await held.release();
-    const hb = await b1;
-    await sleep(50);
-    expect(order).toEqual(["b1"]);
-    await hb.release();
-    const ha = await a2;
-    expect(order).toEqual(["b1", "a2"]);
-    await ha.release();
+    await grantedInOrder(held, b1, a2);
     for (const p of [a, b]) await p.locks.close();
     for (const c of conns) c.disconnect();
   });

@@ -38,25 +38,25 @@ export async function successorFirst(
     .toBe(true);
 }
 
-/** The holder releases: a2 gets the permit before b1, then b1 once a2 releases. */
+/** The holder releases: `first` gets the permit before `second`, then `second` once `first` releases. */
 export async function grantedInOrder(
   held: LockHandle,
-  a2: Promise<LockHandle>,
-  b1: Promise<LockHandle>,
+  first: Promise<LockHandle>,
+  second: Promise<LockHandle>,
 ): Promise<void> {
   const order: string[] = [];
   const took = (who: string) => (h: LockHandle) => {
     order.push(who);
     return h;
   };
-  const a2Held = a2.then(took("a2"));
-  const b1Held = b1.then(took("b1"));
+  const firstHeld = first.then(took("first"));
+  const secondHeld = second.then(took("second"));
   await held.release();
-  const h2 = await a2Held;
+  const h1 = await firstHeld;
   await sleep(50);
-  expect(order).toEqual(["a2"]);
+  expect(order).toEqual(["first"]);
+  await h1.release();
+  const h2 = await secondHeld;
+  expect(order).toEqual(["first", "second"]);
   await h2.release();
-  const hb = await b1Held;
-  expect(order).toEqual(["a2", "b1"]);
-  await hb.release();
 }

@@ -15,8 +15,9 @@ import { QUEUE_BODY } from "./queue.js";
  *                          instead of keeping readers out for the rest of its own mark
  *   field ~permits         the semaphore's permit count as last acquired with (for dashboards)
  * Semaphores also queue waiting processes fairly, in the mutex's queue keys (queue.ts: `q` LIST of owners,
- * `qt` HASH owner → Redis ms its entry lives), without a handoff: a free permit goes to a fresh attempt only
- * when fewer live entries queue ahead of it than there are free permits (queued_ahead).
+ * `qt` HASH owner → Redis ms its entry lives): a free permit goes to a fresh attempt, or to the releasing
+ * process's next waiter inside the release (shared-release.ts), only when fewer live entries queue ahead of it
+ * than there are free permits (queued_ahead).
  * Every holder has a lease of its own: a holder whose lease ended is dropped by whoever looks next, and the
  * key's TTL is the latest lease (or mark), so an abandoned lock disappears by itself.
  */
