@@ -159,4 +159,39 @@ describe("semaphore handoff within a process", () => {
     await locks.close();
     through.disconnect();
   });
+
+  it("a waiter that gave up and whose grant's answer was lost: the permit Redis gave it comes back at once", async () => {
+    const through = await connectThrough(cut.cutter.url);
+    const direct = connect();
+    const a = makeLocks(through, { instanceId: "sem-gone-a", retry: { maxMs: 300 } });
+    const b = makeLocks(direct, { instanceId: "sem-gone-b", retry: { maxMs: 5_000 } });
+    const name = uniq("sem-lost-gone");
+    const h1 = await a.locks.semaphore(name, 1).acquire();
+    const quits = new AbortController();
+    const w2 = a.locks.semaphore(name, 1).acquire({ waitMs: 10_000, signal: quits.signal });
+    while ((await redis.llen(queueOf(name))) < 1) await sleep(5);
+    const b1 = b.locks.semaphore(name, 1).acquire({ waitMs: 10_000 });
+    while ((await redis.llen(queueOf(name))) < 2) await sleep(5);
+    await sleep(150);
+    // a's release grants w2 in Redis (a queued first); its answer is held back, w2 gives up, the connection goes.
+    cut.cutter.holdReplies();
+    const released = h1.release().catch(() => "no answer");
+    await expect.poll(async () => (await holdersOf(name)).filter((o) => o !== h1.owner).length).toBe(1);
+    const [granted] = await holdersOf(name);
+    quits.abort(new Error("gave up"));
+    await expect(w2).rejects.toThrow("gave up");
+    cut.cutter.cut();
+    expect(await released).toBe("no answer");
+    // Only a can give w2's permit back, in the background: b1 gets it at once, not after w2's 30 s lease (nor its
+    // own 10 s wait).
+    const started = performance.now();
+    const hb = await b1;
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(await holdersOf(name)).toEqual([hb.owner]);
+    expect(hb.owner).not.toBe(granted);
+    await hb.release();
+    await Promise.all([a.locks.close(), b.locks.close()]);
+    through.disconnect();
+    direct.disconnect();
+  });
 });
