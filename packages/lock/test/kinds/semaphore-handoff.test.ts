@@ -3,6 +3,7 @@
 // other processes, and safe when the waiter gives up or the answer is lost.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocksClosedError } from "../../src/index.js";
 import { connect, connectThrough, makeLocks, replyCutterForFile, sleep, uniq } from "../helpers.js";
 import { grantedInOrder, queueOf } from "./semaphore-place.js";
 
@@ -193,5 +194,21 @@ describe("semaphore handoff within a process", () => {
     await Promise.all([a.locks.close(), b.locks.close()]);
     through.disconnect();
     direct.disconnect();
+  });
+
+  it("close() while a release that names a waiter is in flight: the permit granted to it is given back", async () => {
+    const { locks } = makeLocks(redis, { retry: { maxMs: 5_000 } });
+    const name = uniq("sem-close");
+    const sem = locks.semaphore(name, 1);
+    const h1 = await sem.acquire();
+    const w2 = sem.acquire({ waitMs: 10_000 });
+    await sleep(150);
+    // The release (naming w2) is sent, and the Locks closes before its answer: w2 ends with the close.
+    const released = h1.release();
+    const closing = locks.close();
+    await expect(w2).rejects.toThrow(LocksClosedError);
+    await Promise.all([released, closing]);
+    // Redis granted w2 the permit; nobody will hold it, so it must not stay for w2's 30 s lease.
+    await expect.poll(() => redis.exists(keyOf(name)), { timeout: 1_000 }).toBe(0);
   });
 });
