@@ -95,6 +95,21 @@ export class QuorumError extends LockError {
   }
 }
 
+/**
+ * The connection to Redis closed after one of the library's scripts was sent and before Redis answered it: it may
+ * have run. The library never sends it again (a second run could decrement a re-entered hold twice, or take a
+ * fenced delta twice); what the core does about it is in its README ("a reply lost"). Redis was unreachable:
+ * `isRedisUnavailable` is true for it.
+ */
+export class ReplyLostError extends LockError {
+  override name = "ReplyLostError";
+  constructor(readonly command: string) {
+    super(
+      `the connection to Redis closed before it answered ${command}, which may have run: it is not sent again, and its outcome is unknown`,
+    );
+  }
+}
+
 /** The `Locks` instance was closed. */
 export class LocksClosedError extends LockError {
   override name = "LocksClosedError";

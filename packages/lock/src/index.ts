@@ -11,6 +11,7 @@ export {
   LockTimeoutError,
   type LostReason,
   QuorumError,
+  ReplyLostError,
 } from "./errors.js";
 export type { LockEvent, LockEventType, LockKind } from "./events.js";
 export { isConnectionError as isRedisUnavailable } from "./redis/connection-error.js";

@@ -7,7 +7,7 @@ const CODES = new Set([
   "ENOTCONN",
   "EHOSTUNREACH",
 ]);
-const NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError"]);
+const NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError", "ReplyLostError"]);
 const MESSAGES =
   /connection is closed|stream isn't writeable|offline queue|enableofflinequeue|cluster isn't ready|command timed out|reached the max retries|connect etimedout|none of startup nodes|failed to refresh slots/i;
 // Redis answers LOADING while it reads its dataset after a restart: it ran nothing, and will serve soon.

@@ -1,5 +1,5 @@
-import { Cluster } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Cluster, Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startCluster } from "../../../../scripts/lib/cluster.mjs";
 import {
   createLocks,
@@ -8,6 +8,7 @@ import {
   type LockHandle,
   lockKey,
   type RedisLocks,
+  ReplyLostError,
   releaseChannel,
 } from "../../src/index.js";
 import { keySlot } from "../../src/redis/slot.js";
@@ -356,6 +357,50 @@ describe("semaphores, read-write locks and multi-resource locks on the Cluster",
       assertNoOverlap(holds);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe("a reply lost with a node's connection on the Cluster", () => {
+  /** Keeps a node busy for ARGV[1] ms: what it is sent meanwhile waits unread in its socket. */
+  const BUSY = `local s = redis.call('time')
+local start = tonumber(s[1]) * 1000000 + tonumber(s[2])
+repeat local t = redis.call('time') until tonumber(t[1]) * 1000000 + tonumber(t[2]) - start >= tonumber(ARGV[1]) * 1000
+return 1`;
+
+  it("a re-entered release is not sent again when the node's connection comes back: the outer hold stays", async () => {
+    const res = uniq("cluster-resend");
+    const key = `lock:{${res}}`;
+    const outer = await locks.acquire(res, { leaseMs: 5_000 });
+    const inner = await locks.acquire(res, { owner: outer.owner });
+    const [host, port] = masterOf(key).split(":");
+    const direct = new Redis(Number(port), host!);
+    const other = createLocks({ redis });
+    try {
+      await direct.ping();
+      const busy = direct.eval(BUSY, 0, 400);
+      await sleep(50);
+      const releasing = inner.release().then(
+        (v) => v,
+        (e: unknown) => e,
+      );
+      await sleep(50);
+      // The release sits in the node's socket, unread; the connection drops. Redis runs it once the script
+      // ends (its reply goes nowhere); the Cluster sends a command whose connection closed to the slot's node
+      // again, on a new connection.
+      const node = redis.nodes("master").find((n) => `${n.options.host}:${n.options.port}` === masterOf(key));
+      (node as unknown as { stream: { destroy(): void } }).stream.destroy();
+      await busy;
+      expect(await releasing).toBeInstanceOf(ReplyLostError);
+      // The Cluster connects to that node afresh (its node connections never reconnect by themselves).
+      await vi.waitFor(async () => expect(await redis.exists(key)).toBe(1), { timeout: 5_000 });
+      await sleep(100);
+      expect(await other.tryAcquire(res)).toBeNull();
+      expect(await direct.hget(key, outer.owner)).toBe("1");
+      expect(await outer.release()).toBe("released");
+    } finally {
+      await other.close();
+      direct.disconnect();
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { neverResend } from "../no-resend.js";
 import { acquire } from "./acquire.js";
 import { acquireMany } from "./acquire-many.js";
 import { fencedRead } from "./fenced-read.js";
@@ -142,9 +143,13 @@ export interface ScriptCommands {
 
 const defined = new WeakSet<object>();
 
-/** Registers the scripts on a client once; returns the client typed with them. */
+/**
+ * Registers the scripts on a client once; returns the client typed with them. They are never re-sent after a
+ * reconnect, whatever the client's settings (no-resend.ts).
+ */
 export function withScripts(redis: RedisClient): ScriptCommands {
   if (!defined.has(redis)) {
+    neverResend(redis, scripts);
     for (const s of scripts) {
       if (typeof (redis as unknown as Record<string, unknown>)[s.name] !== "function") {
         redis.defineCommand(s.name, s.numberOfKeys === undefined ? { lua: s.lua } : s);
