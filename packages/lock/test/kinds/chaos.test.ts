@@ -1,0 +1,187 @@
+// Chaos on real parts: three processes (chaos-worker.mjs, ioredis with its defaults) take a mutex, a 2-permit
+// semaphore or a read-write lock in every way the API offers, while this file pauses one past its lease
+// (SIGSTOP), kills one's connections or every subscriber (CLIENT KILL), or SIGKILLs one and starts another.
+// Checked from what the processes report on one monotonic clock:
+// - capacity: at no instant do more owners hold than the lock allows, counting a hold only up to the last time
+//   its process saw isHeld() true (a paused holder's own belief is not a hold: fencing covers that, see faults/);
+// - every call settles within its bound (waitMs, its abort, or at once for tryAcquire and release) plus slack,
+//   unless its own process was paused meanwhile; no call fails with an error outside the documented ones;
+// - once every process has stopped, nothing is left in Redis beyond the lease of a SIGKILLed holder.
+// CHAOS_MS (default 6000 per kind) runs longer: `CHAOS_MS=120000 npx vitest run test/kinds/chaos.test.ts`.
+import { fileURLToPath } from "node:url";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workers } from "../fork-worker.js";
+import { connect, sleep, uniq } from "../helpers.js";
+import { Rng } from "../sim/rng.js";
+
+const WORKER = fileURLToPath(new URL("./chaos-worker.mjs", import.meta.url));
+const CHAOS_MS = Number(process.env.CHAOS_MS ?? 6_000);
+const LEASE_MS = 400;
+/** What a loaded 2-core machine may add to a call's own bound (timers late, a reconnect, a busy Redis). */
+const SLACK_MS = 1_500;
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+type Message =
+  | { op: string; t: "ready" | "stopped" }
+  | { op: string; t: "hold"; id: number; owner: string; exclusive: boolean; start: number }
+  | { op: string; t: "held"; id: number; at: number }
+  | { op: string; t: "call"; op2?: string; start: number; end: number; boundMs: number }
+  | { op: string; t: "unexpected" | "crash"; where?: string; error: string };
+
+interface Hold {
+  pid: number;
+  owner: string;
+  exclusive: boolean;
+  start: number;
+  end: number;
+}
+
+let redis: Redis;
+const { spawn, killAll } = workers<{ op: string }>(WORKER);
+beforeAll(() => {
+  redis = connect();
+});
+afterAll(() => {
+  killAll();
+  redis.disconnect();
+});
+
+async function chaos(kind: "mutex" | "semaphore" | "rw", permits: number, seed: number) {
+  const rng = new Rng(seed);
+  const resource = uniq(`chaos-${kind}`);
+  const holds = new Map<string, Hold>();
+  const calls: { pid: number; op: string; start: number; end: number; boundMs: number }[] = [];
+  const problems: string[] = [];
+  const paused = new Map<number, [number, number][]>();
+  const faults: Record<string, number> = { pause: 0, connection: 0, subscribers: 0, sigkill: 0 };
+
+  const start = (): { pid: number; child: ReturnType<typeof spawn>["child"]; stopped: Promise<void> } => {
+    const w = spawn({
+      KIND: kind,
+      PERMITS: String(permits),
+      RESOURCE: resource,
+      LEASE_MS: String(LEASE_MS),
+      CALLERS: "4",
+    });
+    const pid = w.child.pid!;
+    let stopped!: () => void;
+    const done = new Promise<void>((r) => {
+      stopped = r;
+    });
+    w.child.on("message", (m: Message) => {
+      if (m.t === "hold")
+        holds.set(`${pid}:${m.id}`, {
+          pid,
+          owner: m.owner,
+          exclusive: m.exclusive,
+          start: m.start,
+          end: m.start,
+        });
+      else if (m.t === "held") {
+        const h = holds.get(`${pid}:${m.id}`);
+        if (h && m.at > h.end) h.end = m.at;
+      } else if (m.t === "call")
+        calls.push({ pid, op: m.op, start: m.start, end: m.end, boundMs: m.boundMs });
+      else if (m.t === "unexpected" || m.t === "crash")
+        problems.push(`${m.t} in ${m.where ?? "worker"}: ${m.error}`);
+      else if (m.t === "stopped") stopped();
+    });
+    w.child.on("exit", () => stopped());
+    return { pid, child: w.child, stopped: done };
+  };
+
+  let procs = [start(), start(), start()];
+  const until = now() + CHAOS_MS;
+  await sleep(300);
+  while (now() < until) {
+    await sleep(rng.int(300, 800));
+    const i = rng.int(0, procs.length - 1);
+    const p = procs[i]!;
+    const fault = rng.next();
+    if (fault < 0.35) {
+      faults.pause!++;
+      const from = now();
+      p.child.kill("SIGSTOP");
+      await sleep(rng.int(LEASE_MS * 1.2, LEASE_MS * 2));
+      p.child.kill("SIGCONT");
+      paused.set(p.pid, [...(paused.get(p.pid) ?? []), [from, now()]]);
+    } else if (fault < 0.6) {
+      faults.connection!++;
+      // Its command connection (the first of its name; its subscriber is a duplicate with the same name).
+      const [id] = await clientIds(`chaos-${p.pid}`);
+      if (id) await redis.call("CLIENT", "KILL", "ID", id).catch(() => {});
+    } else if (fault < 0.8) {
+      faults.subscribers!++;
+      await redis.call("CLIENT", "KILL", "TYPE", "pubsub").catch(() => {});
+    } else {
+      faults.sigkill!++;
+      p.child.kill("SIGKILL");
+      procs = procs.map((q, j) => (j === i ? start() : q));
+    }
+  }
+  for (const p of procs) p.child.send({ op: "stop" });
+  await Promise.all(procs.map((p) => p.stopped));
+
+  // Capacity, on the reported intervals.
+  const list = [...holds.values()].filter((h) => h.end > h.start);
+  const limit = kind === "semaphore" ? permits : 1;
+  for (const h of list) {
+    const others = list.filter((o) => o.owner !== h.owner && o.start < h.end && h.start < o.end);
+    const at = others.filter((o) => o.start <= h.start && h.start < o.end);
+    if (
+      kind === "rw"
+        ? others.length > 0 && (h.exclusive || others.some((o) => o.exclusive))
+        : at.length + 1 > limit
+    ) {
+      problems.push(
+        `over capacity: ${JSON.stringify(h)} with ${JSON.stringify(kind === "rw" ? others : at)}`,
+      );
+    }
+  }
+  // Settling, outside the caller's own pauses.
+  for (const c of calls) {
+    const ownPause = (paused.get(c.pid) ?? []).some(([a, b]) => a < c.end && c.start < b);
+    if (!ownPause && c.end - c.start > c.boundMs + SLACK_MS) {
+      problems.push(`${c.op} took ${(c.end - c.start).toFixed(0)} ms against a bound of ${c.boundMs} ms`);
+    }
+  }
+  // Nothing left once a SIGKILLed holder's lease (and a queue entry's) has run out.
+  await sleep(LEASE_MS + 1_000);
+  const left = await redis.keys(`*${resource}*`);
+  const heldLeft = left.filter((k) => !k.includes("fence"));
+  if (heldLeft.length > 0) problems.push(`left in Redis: ${heldLeft.join(", ")}`);
+
+  const granted = list.length;
+  console.log(
+    `chaos ${kind}: ${calls.length} calls, ${granted} holds, faults ${JSON.stringify(faults)}, ${problems.length} problems`,
+  );
+  return { problems, granted, calls: calls.length };
+}
+
+async function clientIds(name: string): Promise<string[]> {
+  const list = (await redis.call("CLIENT", "LIST")) as string;
+  return list
+    .split("\n")
+    .filter((l) => l.includes(` name=${name} `))
+    .map((l) => /^id=(\d+)/.exec(l)![1]!);
+}
+
+describe("chaos on real processes: pauses, killed connections, SIGKILL", () => {
+  for (const [kind, permits] of [
+    ["mutex", 1],
+    ["semaphore", 2],
+    ["rw", 1],
+  ] as const) {
+    it(
+      `${kind}: never over capacity, every call settles in its bound, nothing left behind`,
+      async () => {
+        const { problems, granted, calls } = await chaos(kind, permits, Date.now() % 1e6);
+        expect(problems).toEqual([]);
+        expect(granted).toBeGreaterThan(20);
+        expect(calls).toBeGreaterThan(50);
+      },
+      CHAOS_MS + 30_000,
+    );
+  }
+});
