@@ -16,7 +16,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const redis = new Redis(env.REDIS_URL, { connectionName: `chaos-${process.pid}` });
 redis.on("error", () => {});
-const locks = createLocks({ redis, leaseMs, retry: { maxMs: 100 } });
+// The handoff settings vary by process (LOCKS_OPTIONS, drawn by the parent): processes may differ in them.
+const locks = createLocks({
+  redis,
+  leaseMs,
+  retry: { maxMs: 100 },
+  ...JSON.parse(env.LOCKS_OPTIONS ?? "{}"),
+});
 
 let stopping = false;
 let seq = 0;

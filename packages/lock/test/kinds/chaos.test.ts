@@ -73,6 +73,12 @@ async function chaos(kind: "mutex" | "semaphore" | "rw", permits: number, seed: 
       RESOURCE: resource,
       LEASE_MS: String(LEASE_MS),
       CALLERS: "4",
+      LOCKS_OPTIONS: JSON.stringify({
+        localStreak: rng.pick([0, 4, 16]),
+        localStreakMs: rng.pick([0, 20]),
+        localHandoff: rng.pick(["early", "confirmed"]),
+        handoffAdoption: rng.pick(["message", "attempt"]),
+      }),
     });
     const pid = w.child.pid!;
     let stopped!: () => void;
