@@ -4,7 +4,9 @@
 // (one clock for every process on Linux). A hold is reported as held at a time only if isHeld() was still true
 // after that time was read: the parent checks those intervals against the lock's capacity.
 import { Redis } from "ioredis";
+import pg from "pg";
 import { createLocks, isRedisUnavailable } from "../../dist/index.js";
+import { createPgLocks } from "../../dist/pg.js";
 
 const env = process.env;
 const kind = env.KIND;
@@ -17,12 +19,16 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const redis = new Redis(env.REDIS_URL, { connectionName: `chaos-${process.pid}` });
 redis.on("error", () => {});
 // The handoff settings vary by process (LOCKS_OPTIONS, drawn by the parent): processes may differ in them.
-const locks = createLocks({
-  redis,
-  leaseMs,
-  retry: { maxMs: 100 },
-  ...JSON.parse(env.LOCKS_OPTIONS ?? "{}"),
-});
+const options = { leaseMs, retry: { maxMs: 100 }, ...JSON.parse(env.LOCKS_OPTIONS ?? "{}") };
+// KIND pg: a mutex on PostgreSQL, its connections named so that the parent can terminate them.
+const pool =
+  kind === "pg"
+    ? new pg.Pool({ connectionString: env.PG_URL, max: 4, application_name: `chaos-${process.pid}` })
+    : undefined;
+pool?.on("error", () => {});
+const locks = pool
+  ? createPgLocks({ pool, table: env.PG_TABLE, ...options })
+  : createLocks({ redis, ...options });
 
 let stopping = false;
 let seq = 0;
@@ -40,10 +46,14 @@ const EXPECTED = new Set([
   "LockLostError",
   "LockReleasedError",
 ]);
-const expected = (err) => EXPECTED.has(err?.name) || isRedisUnavailable(err);
+/** PostgreSQL's connection errors: class 08, an administrator's termination (57P01), the client's own. */
+const pgUnavailable = (err) =>
+  /^08|^57P01$/.test(err?.code ?? "") ||
+  /connection terminated|connection error|terminating connection/i.test(err?.message);
+const expected = (err) => EXPECTED.has(err?.name) || isRedisUnavailable(err) || pgUnavailable(err);
 
 function target(r) {
-  if (kind === "mutex") return { lock: locks, exclusive: true, args: [resource] };
+  if (kind === "mutex" || kind === "pg") return { lock: locks, exclusive: true, args: [resource] };
   if (kind === "semaphore") return { lock: locks.semaphore(resource, permits), exclusive: false, args: [] };
   const write = r() < 0.3;
   const rw = locks.readWrite(resource);
@@ -66,7 +76,7 @@ async function hold(h, exclusive, r) {
   if (r() < 0.2 && kind !== "rw") {
     const t0 = now();
     try {
-      const inner = await (kind === "mutex"
+      const inner = await (kind !== "semaphore"
         ? locks.acquire(resource, { owner: h.owner, waitMs: 300 })
         : locks.semaphore(resource, permits).acquire({ owner: h.owner, waitMs: 300 }));
       mark();
@@ -135,6 +145,7 @@ process.on("message", async (m) => {
   await running;
   await locks.close();
   redis.disconnect();
+  await pool?.end();
   send({ t: "stopped" });
 });
 

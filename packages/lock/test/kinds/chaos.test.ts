@@ -11,9 +11,11 @@
 // CHAOS_MS (default 6000 per kind) runs longer: `CHAOS_MS=120000 npx vitest run test/kinds/chaos.test.ts`.
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { workers } from "../fork-worker.js";
 import { sleep, uniq } from "../helpers.js";
+import { pgPool, TABLE } from "../pg-helpers.js";
 import { type RedisServer, startRedis } from "../redlock-helpers.js";
 import { Rng } from "../sim/rng.js";
 
@@ -43,19 +45,22 @@ interface Hold {
 
 let server: RedisServer;
 let redis: Redis;
+let pool: pg.Pool;
 const { spawn, killAll } = workers<{ op: string }>(WORKER);
 beforeAll(async () => {
   server = await startRedis({ args: ["--appendonly", "yes", "--appendfsync", "always"] });
   redis = new Redis(server.url);
   redis.on("error", () => {});
+  pool = await pgPool(2);
 });
 afterAll(async () => {
   killAll();
   redis?.disconnect();
   await server?.stop();
+  await pool?.end();
 });
 
-async function chaos(kind: "mutex" | "semaphore" | "rw", permits: number, seed: number) {
+async function chaos(kind: "mutex" | "semaphore" | "rw" | "pg", permits: number, seed: number) {
   const rng = new Rng(seed);
   const resource = uniq(`chaos-${kind}`);
   const holds = new Map<string, Hold>();
@@ -68,6 +73,8 @@ async function chaos(kind: "mutex" | "semaphore" | "rw", permits: number, seed: 
   const start = (): { pid: number; child: ReturnType<typeof spawn>["child"]; stopped: Promise<void> } => {
     const w = spawn({
       REDIS_URL: server.url,
+      PG_URL: inject("pgUrl"),
+      PG_TABLE: TABLE,
       KIND: kind,
       PERMITS: String(permits),
       RESOURCE: resource,
@@ -122,6 +129,16 @@ async function chaos(kind: "mutex" | "semaphore" | "rw", permits: number, seed: 
       await sleep(rng.int(LEASE_MS * 1.2, LEASE_MS * 2));
       p.child.kill("SIGCONT");
       paused.set(p.pid, [...(paused.get(p.pid) ?? []), [from, now()]]);
+    } else if (kind === "pg" && fault < 0.85) {
+      // PostgreSQL: terminate one of its connections, or the one it LISTENs on.
+      const listen = fault >= 0.6;
+      faults[listen ? "subscribers" : "connection"]!++;
+      await pool
+        .query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND (query ILIKE 'LISTEN%') = $2 LIMIT 1`,
+          [`chaos-${p.pid}`, listen],
+        )
+        .catch(() => {});
     } else if (fault < 0.6) {
       faults.connection!++;
       // Its command connection (the first of its name; its subscriber is a duplicate with the same name).
@@ -178,8 +195,15 @@ async function chaos(kind: "mutex" | "semaphore" | "rw", permits: number, seed: 
   }
   // Nothing left once a SIGKILLed holder's lease (and a queue entry's) has run out.
   await sleep(LEASE_MS + 1_000);
-  const left = await redis.keys(`*${resource}*`);
-  const heldLeft = left.filter((k) => !k.includes("fence"));
+  const heldLeft =
+    kind === "pg"
+      ? (
+          await pool.query(
+            `SELECT resource FROM ${TABLE} WHERE resource = $1 AND owner IS NOT NULL AND expires_at > now()`,
+            [resource],
+          )
+        ).rows.map((r: { resource: string }) => r.resource)
+      : (await redis.keys(`*${resource}*`)).filter((k) => !k.includes("fence"));
   if (heldLeft.length > 0) problems.push(`left in Redis: ${heldLeft.join(", ")}`);
 
   const granted = list.length;
@@ -202,6 +226,7 @@ describe("chaos on real processes: pauses, killed connections, SIGKILL", () => {
     ["mutex", 1],
     ["semaphore", 2],
     ["rw", 1],
+    ["pg", 1],
   ] as const) {
     it(
       `${kind}: never over capacity, every call settles in its bound, nothing left behind`,
