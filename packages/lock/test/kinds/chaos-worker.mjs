@@ -26,13 +26,14 @@ const pool =
     ? new pg.Pool({ connectionString: env.PG_URL, max: 4, application_name: `chaos-${process.pid}` })
     : undefined;
 pool?.on("error", () => {});
-const locks = pool
-  ? createPgLocks({ pool, table: env.PG_TABLE, ...options })
-  : createLocks({ redis, ...options });
+const create = () =>
+  pool ? createPgLocks({ pool, table: env.PG_TABLE, ...options }) : createLocks({ redis, ...options });
 
 let stopping = false;
 let seq = 0;
 const send = (m) => process.send?.(m);
+// The parent may close it at any moment (op "close"): calls in flight on it end, new ones go to a fresh one.
+let locks = create();
 process.on("unhandledRejection", (err) => {
   send({ t: "crash", error: String(err?.stack ?? err) });
   process.exit(1);
@@ -45,6 +46,7 @@ const EXPECTED = new Set([
   "ReplyLostError",
   "LockLostError",
   "LockReleasedError",
+  "LocksClosedError",
 ]);
 /** PostgreSQL's connection errors: class 08, an administrator's termination (57P01), the client's own. */
 const pgUnavailable = (err) =>
@@ -52,7 +54,7 @@ const pgUnavailable = (err) =>
   /connection terminated|connection error|terminating connection/i.test(err?.message);
 const expected = (err) => EXPECTED.has(err?.name) || isRedisUnavailable(err) || pgUnavailable(err);
 
-function target(r) {
+function target(r, locks) {
   if (kind === "mutex" || kind === "pg") return { lock: locks, exclusive: true, args: [resource] };
   if (kind === "semaphore") return { lock: locks.semaphore(resource, permits), exclusive: false, args: [] };
   const write = r() < 0.3;
@@ -60,7 +62,7 @@ function target(r) {
   return { lock: write ? rw.write : rw.read, exclusive: write, args: [] };
 }
 
-async function hold(h, exclusive, r) {
+async function hold(h, exclusive, r, locks) {
   const id = ++seq;
   send({ t: "hold", id, owner: h.owner, exclusive, start: now() });
   const mark = () => {
@@ -92,7 +94,8 @@ async function hold(h, exclusive, r) {
 async function caller() {
   const r = Math.random;
   while (!stopping) {
-    const { lock, exclusive, args } = target(r);
+    const l = locks;
+    const { lock, exclusive, args } = target(r, l);
     const pick = r();
     const start = now();
     let op;
@@ -101,7 +104,7 @@ async function caller() {
       if (pick < 0.2) {
         op = "withLock";
         boundMs = 100 + Math.floor(r() * 700);
-        await lock.withLock(...args, (h) => hold(h, exclusive, r), { waitMs: boundMs });
+        await lock.withLock(...args, (h) => hold(h, exclusive, r, l), { waitMs: boundMs });
         // withLock's bound includes the hold (at most ~24 ms and a 300 ms re-entry).
         boundMs += 400;
       } else {
@@ -123,7 +126,7 @@ async function caller() {
         }
         send({ t: "call", op, start, end: now(), boundMs });
         if (h) {
-          await hold(h, exclusive, r);
+          await hold(h, exclusive, r, l);
           const t0 = now();
           await h.release().catch((err) => {
             if (!expected(err)) send({ t: "unexpected", where: "release", error: String(err?.stack ?? err) });
@@ -140,6 +143,12 @@ async function caller() {
 }
 
 process.on("message", async (m) => {
+  if (m.op === "close") {
+    const closing = locks;
+    locks = create();
+    await closing.close();
+    return;
+  }
   if (m.op !== "stop") return;
   stopping = true;
   await running;

@@ -1,7 +1,8 @@
 // Chaos on real parts: three processes (chaos-worker.mjs, ioredis with its defaults) take a mutex, a 2-permit
-// semaphore or a read-write lock in every way the API offers, while this file pauses one past its lease
-// (SIGSTOP), kills one's connections or every subscriber (CLIENT KILL), SIGKILLs one and starts another, or
-// SIGKILLs redis-server itself and starts it again on its append-only file (fsync always: what it answered survives).
+// semaphore, a read-write lock or a PostgreSQL mutex in every way the API offers, while this file pauses one past
+// its lease (SIGSTOP), closes its Locks mid-call, kills one's connections or every subscriber (CLIENT KILL; on
+// PostgreSQL pg_terminate_backend), SIGKILLs one and starts another, or SIGKILLs redis-server itself and starts it
+// again on its append-only file (fsync always: what it answered survives).
 // Checked from what the processes report on one monotonic clock:
 // - capacity: at no instant do more owners hold than the lock allows, counting a hold only up to the last time
 //   its process saw isHeld() true (a paused holder's own belief is not a hold: fencing covers that, see faults/);
@@ -68,7 +69,14 @@ async function chaos(kind: "mutex" | "semaphore" | "rw" | "pg", permits: number,
   const problems: string[] = [];
   const paused = new Map<number, [number, number][]>();
   const outages: [number, number][] = [];
-  const faults: Record<string, number> = { pause: 0, connection: 0, subscribers: 0, sigkill: 0, restart: 0 };
+  const faults: Record<string, number> = {
+    pause: 0,
+    close: 0,
+    connection: 0,
+    subscribers: 0,
+    sigkill: 0,
+    restart: 0,
+  };
 
   const start = (): { pid: number; child: ReturnType<typeof spawn>["child"]; stopped: Promise<void> } => {
     const w = spawn({
@@ -122,13 +130,17 @@ async function chaos(kind: "mutex" | "semaphore" | "rw" | "pg", permits: number,
     const i = rng.int(0, procs.length - 1);
     const p = procs[i]!;
     const fault = rng.next();
-    if (fault < 0.35) {
+    if (fault < 0.3) {
       faults.pause!++;
       const from = now();
       p.child.kill("SIGSTOP");
       await sleep(rng.int(LEASE_MS * 1.2, LEASE_MS * 2));
       p.child.kill("SIGCONT");
       paused.set(p.pid, [...(paused.get(p.pid) ?? []), [from, now()]]);
+    } else if (fault < 0.4) {
+      // close() at any moment: its calls in flight end, the process goes on with a fresh Locks.
+      faults.close!++;
+      p.child.send({ op: "close" });
     } else if (kind === "pg" && fault < 0.85) {
       // PostgreSQL: terminate one of its connections, or the one it LISTENs on.
       const listen = fault >= 0.6;
