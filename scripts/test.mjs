@@ -54,8 +54,10 @@ for (const [name, [cmd, args]] of steps) {
   const started = performance.now();
   const { code, output } = await exec(cmd, args, { cwd: root, env, capture: true });
   countTests(output);
-  results.push({ name, ok: code === 0, s: (performance.now() - started) / 1000 });
-  if (code !== 0) break;
+  const ok = code === 0 && allTasksRan(output);
+  results.push({ name, ok, s: (performance.now() - started) / 1000 });
+  if (code === 0 && !ok) console.log(`\n${name}: turbo exited 0 but not every task succeeded (interrupted?)`);
+  if (!ok) break;
 }
 
 console.log("\n\x1b[1mSummary\x1b[0m");
@@ -73,6 +75,12 @@ console.log(
   `\ntests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}${totals.flaky ? ` (${totals.flaky} of the passed needed a retry)` : ""}`,
 );
 process.exit(allOk ? 0 : 1);
+
+// turbo prints "Tasks:    4 successful, 6 total"; interrupted by a signal it can still exit 0 with tasks unrun.
+function allTasksRan(output) {
+  const clean = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
+  return [...clean.matchAll(/Tasks:\s+(\d+) successful, (\d+) total/g)].every(([, ok, total]) => ok === total);
+}
 
 // Sums vitest ("Tests  3 failed | 40 passed (43)") and Playwright ("  12 passed (40.1s)", "  1 flaky")
 // summary lines; the specs listed under Playwright's "flaky" line are remembered by name.
