@@ -79,7 +79,9 @@ process.exit(allOk ? 0 : 1);
 // turbo prints "Tasks:    4 successful, 6 total"; interrupted by a signal it can still exit 0 with tasks unrun.
 function allTasksRan(output) {
   const clean = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
-  return [...clean.matchAll(/Tasks:\s+(\d+) successful, (\d+) total/g)].every(([, ok, total]) => ok === total);
+  return [...clean.matchAll(/Tasks:\s+(\d+) successful, (\d+) total/g)].every(
+    ([, ok, total]) => ok === total,
+  );
 }
 
 // Sums vitest ("Tests  3 failed | 40 passed (43)") and Playwright ("  12 passed (40.1s)", "  1 flaky")
