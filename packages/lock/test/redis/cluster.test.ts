@@ -403,4 +403,25 @@ return 1`;
       direct.disconnect();
     }
   });
+
+  it("a script answered MOVED is still redirected: the guard forgets a command once Redis answered it", async () => {
+    const res = uniq("cluster-moved");
+    const key = `lock:{${res}}`;
+    const slot = keySlot(key);
+    const owner = masterOf(key);
+    const wrong = redis.nodes("master").find((n) => `${n.options.host}:${n.options.port}` !== owner)!;
+    const slots = redis.slots as string[][];
+    const before = slots[slot];
+    // A stale slot map, as after a resharding: the script goes to a master that answers MOVED.
+    slots[slot] = [`${wrong.options.host}:${wrong.options.port}`];
+    try {
+      const h = await locks.acquire(res);
+      expect(h.count).toBe(1);
+      expect(masterOf(key)).toBe(owner);
+      expect(await h.release()).toBe("released");
+      expect(await redis.exists(key)).toBe(0);
+    } finally {
+      if (masterOf(key) !== owner) slots[slot] = before!;
+    }
+  });
 });
