@@ -39,6 +39,7 @@ export class DiffSequence {
   readonly lastRedisToken: number[] = [0, 0];
   readonly log: string[] = [];
   stopped = false;
+  private expiriesBeforeSnapshot: number[] = [];
 
   constructor(
     protected readonly redis: Redis,
@@ -69,6 +70,17 @@ export class DiffSequence {
 
   private near(ms: number, before: number, after: number): number | undefined {
     return this.expiries().find((e) => e >= ms - before && e <= ms + after);
+  }
+
+  /**
+   * Whether something (noted before the last snapshot, or still live in the model) expires within GUARD_BEFORE
+   * of the snapshot's now. Then a key may be gone on one side only: Redis checks expiry at the script's start
+   * (its time frozen for the script), the model at the script's TIME, which can be the next ms.
+   */
+  expiringAtSnapshot(): boolean {
+    return [...this.expiriesBeforeSnapshot, ...this.expiries()].some(
+      (x) => Math.abs(x - this.nowMs) <= GUARD_BEFORE,
+    );
   }
 
   /** Waits until nothing expires close to Redis's now, so both sides agree on what has expired. */
@@ -153,6 +165,10 @@ export class DiffSequence {
    * inside it), with Redis's TIME then set as the model's now. Undefined when it kept stalling.
    */
   async snapshot(keys: string[]): Promise<{ type: string; pttl: number; value: unknown }[] | undefined> {
+    // As for an operation: not while something expires close to Redis's now, and what could expire is noted
+    // first, since the model forgets a key (and its expiry) once its now passes it.
+    await this.clearOfExpiry();
+    this.expiriesBeforeSnapshot = this.expiries();
     for (let attempt = 0; attempt < 5; attempt++) {
       const raw = (await this.redis.eval(SNAPSHOT, keys.length, ...keys)) as unknown[];
       const stalledUs =

@@ -97,14 +97,9 @@ class Sequence extends DiffSequence {
       const res = Math.floor(i / KEYS_PER_RESOURCE);
       const { type, pttl, value } = state[i]!;
       const m = this.model.snapshot(key);
-      const e = this.model.expiries();
       // Expiring right now: either side may be right; the next operation waits past it.
       if (m.pttl >= 0 && m.pttl <= GUARD_BEFORE) return;
-      if (
-        e.some((x) => Math.abs(x - this.nowMs) <= GUARD_BEFORE) &&
-        (type === "none") !== (m.type === "none")
-      )
-        return;
+      if (this.expiringAtSnapshot() && (type === "none") !== (m.type === "none")) return;
       let mv: unknown = m.value;
       if (m.type === "string")
         mv = key.includes(":fence:") ? this.translate(res, m.value as string) : m.value;

@@ -123,8 +123,7 @@ class SharedSequence extends DiffSequence {
       const m = this.model.snapshot(key);
       // Expiring right now: either side may be right; the next operation waits past it.
       if (m.pttl >= 0 && m.pttl <= GUARD_BEFORE) return;
-      const expiring = this.expiries().some((x) => Math.abs(x - this.nowMs) <= GUARD_BEFORE);
-      if (expiring && (type === "none") !== (m.type === "none")) return;
+      if (this.expiringAtSnapshot() && (type === "none") !== (m.type === "none")) return;
       const differ = (what: string) =>
         this.fail(
           `${label}: ${key} ${what}: Redis ${type} ${JSON.stringify(value)}, model ${m.type} ${JSON.stringify(m.value)}`,
