@@ -20,6 +20,13 @@ export interface HandleHost {
   readonly clock: Clock;
   emit: ((e: LockEvent) => void) | undefined;
   unwatch(h: Handle): void;
+  /**
+   * The hold is released (held or lost until then). For a hold under its own owner name: whether re-entries
+   * of that owner may still count in the store's hash, so that its release may only decrement.
+   */
+  holdEnded(h: Handle): boolean;
+  /** A re-entry's release was answered, or not sent (superseded): its count is out of the store's hash. */
+  reentryAnswered(h: Handle): void;
   /** A release call failed: retry it in the background if it never reached Redis. */
   releaseFailed(h: Handle, err: unknown): void;
   /** A newer fresh grant to the same owner replaced this handle's lock: its release must not reach Redis. */
@@ -93,6 +100,8 @@ export class Handle implements LockHandle, ReleaseListener {
   private pending: Promise<void> | undefined;
   /** Whether the handle still counted as held when its release was sent, and that release's result once heard. */
   private heldAtRelease = false;
+  /** Set at release: re-entries of this owner may still count in the store's hash (locks-core.ts openReentries). */
+  sharesCount = false;
   private releaseResult: ReleaseResult | undefined;
   private ac: AbortController | undefined;
 
@@ -195,7 +204,10 @@ export class Handle implements LockHandle, ReleaseListener {
     if (this.pending) await this.pending;
     if (this.state === "released") throw new LockReleasedError(this.resource);
     const wasHeld = this.markReleased();
-    if (this.host.superseded(this)) return this.releasedAs([0], wasHeld);
+    if (this.host.superseded(this)) {
+      if (!this.ownOwner) this.host.reentryAnswered(this);
+      return this.releasedAs([0], wasHeld);
+    }
     this.heldAtRelease = wasHeld;
     const named = this.host.nameNext(this.resource);
     const reply = this.host.backend.release(
@@ -228,6 +240,7 @@ export class Handle implements LockHandle, ReleaseListener {
       throw err;
     }
     this.host.settleNamed(named, reply, "none");
+    if (!this.ownOwner) this.host.reentryAnswered(this);
     if (early && reply[0] !== 4) {
       // Announced as released when the early grant was made; the store says otherwise.
       this.releaseResult = RESULTS[reply[0]]!;
@@ -259,6 +272,7 @@ export class Handle implements LockHandle, ReleaseListener {
     if (this.state === "released") throw new LockReleasedError(this.resource);
     const wasHeld = this.markReleased();
     if (this.host.superseded(this)) {
+      if (!this.ownOwner) this.host.reentryAnswered(this);
       const result = this.releasedAs([0], wasHeld);
       return { result, write: { status: "rejected", reason: this.lostError } };
     }
@@ -283,6 +297,7 @@ export class Handle implements LockHandle, ReleaseListener {
     const wasHeld = this.state === "held";
     if (wasHeld) this.host.unwatch(this);
     this.state = "released";
+    this.sharesCount = this.host.holdEnded(this);
     return wasHeld;
   }
 

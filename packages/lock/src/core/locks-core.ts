@@ -51,6 +51,13 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
    */
   private readonly reentering = new Map<string, number>();
   /**
+   * key + owner → re-entries granted here whose release has not been answered: held, lost (its own lease ran
+   * out, while another hold of the owner kept the key alive) or releasing. Each may still count in the store's
+   * hash, so a release of the owner's own hold may only decrement: it grants nothing early. Dropped at that
+   * release, the only one that asks.
+   */
+  private readonly openReentries = new Map<string, number>();
+  /**
    * key + owner → the answer of the release that granted that owner early. A re-entry waits for it: sent in
    * the same tick it could reach the store before that release (another batch) and be refused by the hold it
    * re-enters.
@@ -212,6 +219,22 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     this.scheduler.remove(h);
   }
 
+  holdEnded(h: Handle): boolean {
+    if (!h.ownOwner) return true;
+    const family = `${h.key}\n${h.owner}`;
+    const open = this.openReentries.has(family);
+    this.openReentries.delete(family);
+    return open;
+  }
+
+  reentryAnswered(h: Handle): void {
+    const family = `${h.key}\n${h.owner}`;
+    const n = this.openReentries.get(family);
+    if (n === undefined) return;
+    if (n <= 1) this.openReentries.delete(family);
+    else this.openReentries.set(family, n - 1);
+  }
+
   releaseFailed(h: Handle, err: unknown): void {
     // A release that never got its answer may or may not have run. Retried, it would decrement a second
     // time, which is harmless only when no other hold of the same owner shares the count: with a re-entry
@@ -294,8 +317,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   grantEarly(h: Handle, named: Named): boolean {
     if (this.cfg.localHandoff !== "early" || !named.certain || h.token === null || !h.ownOwner) return false;
-    // Another hold of this owner here shares the count, so the release would only decrement it.
-    if (named.w.req.reads || this.scheduler.hasOtherHold(h) || this.reentering.has(`${h.key}\n${h.owner}`))
+    // Another hold of this owner shares the count (held; a re-entry lost, or released but not yet answered; a
+    // re-entry in flight), so the release may only decrement it.
+    const family = `${h.key}\n${h.owner}`;
+    if (named.w.req.reads || this.scheduler.hasOtherHold(h) || this.reentering.has(family) || h.sharesCount)
       return false;
     if (h.deadline - this.clock.now() < EARLY_MIN_MS) return false;
     const early = new EarlyGrant(h.token + 1, h.deadline, h.owner);
@@ -429,6 +454,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       claimedUntil: w.claimedUntil,
     });
     if (reads) h.reads = reads;
+    if (q.bypass) {
+      const family = `${q.key}\n${q.owner}`;
+      this.openReentries.set(family, (this.openReentries.get(family) ?? 0) + 1);
+    }
     this.scheduler.add(h);
     this.emit?.({
       type: "acquired",

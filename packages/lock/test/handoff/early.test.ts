@@ -196,6 +196,33 @@ describe("a local handoff granted early", () => {
     await locks.close();
   });
 
+  it("grants nothing early while a re-entry that lost its own lease still counts in Redis (found by the simulation)", async () => {
+    // Seed 9103339 of --extra --key-loss: the outer hold's watchdog kept the key, and the count of a re-entry whose
+    // shorter lease ran out here (lost, not released), alive; the outer's release only decremented.
+    const { locks, events } = locksOf();
+    const res = uniq("lost-reentry");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+    const inner = await locks.acquire(res, { owner: held.owner, leaseMs: 150 });
+    await vi.waitFor(() => expect(inner.isHeld()).toBe(false), { interval: 10 });
+    expect(await redis.hget(`lock:{${res}}`, held.owner)).toBe("2");
+    let started = false;
+    const next = waiting.then((h) => {
+      started = true;
+      return h;
+    });
+    expect(await held.release()).toBe("decremented");
+    await sleep(50);
+    // Granted early, it would have started under the re-entry's count, and been taken back.
+    expect(started).toBe(false);
+    await inner.release();
+    const h = await next;
+    expect(h.isHeld()).toBe(true);
+    expect(await redis.hexists(`lock:{${res}}`, h.owner)).toBe(1);
+    await h.release();
+    expect(events.filter((e) => e.type === "lost").map((e) => e.owner)).toEqual([held.owner]);
+    await locks.close();
+  });
+
   it("a re-entry the early holder makes at once reaches Redis after the release that grants it the lock", async () => {
     const conn = connect();
     conns.push(conn);
