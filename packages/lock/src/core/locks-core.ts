@@ -21,7 +21,7 @@ import { claimedUntil, type HandedMessage, parseHanded } from "./by-message.js";
 import { Deadlines } from "./deadlines.js";
 import { awaitAnswer, EARLY_MIN_MS, EarlyGrant } from "./early.js";
 import { Handle, type HandleHost } from "./handle.js";
-import { LateReleases } from "./late-release.js";
+import { type LateHandle, LateReleases } from "./late-release.js";
 import { type Named, nextWaiterOf } from "./named.js";
 import { guardReads, type ReadsFailure } from "./reads.js";
 import { Scope } from "./scope.js";
@@ -245,7 +245,14 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   releaseOrphan(q: WaiterRequest, r: Granted): void {
     r[3]?.catch(() => {});
-    this.backend.release(q.resource, q.key, q.owner, q.leaseMs, r[2] ?? null).catch(() => {});
+    const token = r[2] ?? null;
+    this.backend.release(q.resource, q.key, q.owner, q.leaseMs, token).catch((err: unknown) => {
+      // Lost on the way (a connection killed as it was sent): nobody would release it, and everyone would wait
+      // out its lease. Retried in the background like any release that got no reply; not a re-entry's, whose
+      // second decrement could take the count of the hold it re-entered.
+      if (q.bypass || this.closed || !this.backend.noReply?.(err)) return;
+      this.late.add(this.lateOf(q, token));
+    });
   }
 
   attemptUnanswered(q: Request, err: unknown): void {
@@ -260,15 +267,20 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   /** Releases a fresh owner name that a call we heard no answer from may have granted, until its lease would end. */
   private releaseUnheard(q: WaiterRequest): void {
-    this.late.add({
+    this.late.add(this.lateOf(q, null));
+  }
+
+  /** A background release of a grant no caller holds, tried until the lease it may have been granted ends. */
+  private lateOf(q: WaiterRequest, token: number | null): LateHandle {
+    return {
       resource: q.resource,
       key: q.key,
       owner: q.owner,
       leaseMs: q.leaseMs,
-      token: null,
+      token,
       deadline: this.clock.now() + q.leaseMs,
       releasedLate: () => {},
-    });
+    };
   }
 
   withdraw(q: Request): void {
