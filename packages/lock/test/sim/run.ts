@@ -497,6 +497,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         if (out.write.status === "fulfilled" && out.write.value[0] === 1) sold++;
       } else if (kind === "bad-reads") {
         const bad = `bad-${p.sim.name}-${++badCount}`;
+        let paused = p.pausedTotal;
         await p.locks
           .acquire(bad, {
             waitMs,
@@ -508,7 +509,13 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
             () => fail(`${p.sim.name}: acquire with a throwing reads resolved`),
             () => {},
           );
-        await p.sim.sleep(faults.commandTimeoutMs + 2 * faults.slowMs + 10);
+        const settleMs = faults.commandTimeoutMs + 2 * faults.slowMs + 10;
+        await p.sim.sleep(settleMs);
+        // A process paused meanwhile could not retry a release lost on its way: the same time after it resumes.
+        while (p.pausedTotal !== paused) {
+          paused = p.pausedTotal;
+          await p.sim.sleep(settleMs);
+        }
         const owners = redis.owners(`lock:{${bad}}`);
         if (owners.length > 0 && !p.closed && faults.loseReply === 0)
           fail(`${p.sim.name}: a throwing reads left the lock held by ${owners[0]}`);
