@@ -613,15 +613,16 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       world.log("Redis restarted empty");
       stats.keysLost++;
       for (const p of procs) for (const h of p.handles) tainted.add(h);
-      for (const key of redis.keys()) {
-        if (key === STOCK) continue;
-        if (key.startsWith("lock:{")) {
-          const r = key.slice("lock:{".length, -1);
-          const token = Number(redis.getString(`fence:${r}`) ?? "0");
-          for (const o of redis.owners(key)) taintedGrants.set(`${key}\n${o}`, token);
-        }
-        redis.del(key);
+      // Every grant's token is read before anything is deleted: a fence counter deleted first read as 0, and
+      // a grant whose reply was still on its way (not a handle yet) went untainted (seed 9153508, --key-loss).
+      const keys = redis.keys().filter((key) => key !== STOCK);
+      for (const key of keys) {
+        if (!key.startsWith("lock:{")) continue;
+        const r = key.slice("lock:{".length, -1);
+        const token = Number(redis.getString(`fence:${r}`) ?? "0");
+        for (const o of redis.owners(key)) taintedGrants.set(`${key}\n${o}`, token);
       }
+      for (const key of keys) redis.del(key);
       for (const p of procs) {
         if (p.closed) continue;
         world.log(`${p.sim.name} connection killed (restart)`);
