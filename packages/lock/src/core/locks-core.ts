@@ -221,6 +221,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   holdEnded(h: Handle): boolean {
     if (!h.ownOwner) return true;
+    if (this.openReentries.size === 0) return false;
     const family = `${h.key}\n${h.owner}`;
     const open = this.openReentries.has(family);
     this.openReentries.delete(family);
@@ -329,11 +330,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   grantEarly(h: Handle, named: Named): boolean {
     if (this.cfg.localHandoff !== "early" || !named.certain || h.token === null || !h.ownOwner) return false;
-    // Another hold of this owner shares the count (held; a re-entry lost, or released but not yet answered; a
-    // re-entry in flight), so the release may only decrement it.
-    const family = `${h.key}\n${h.owner}`;
-    if (named.w.req.reads || this.scheduler.hasOtherHold(h) || this.reentering.has(family) || h.sharesCount)
-      return false;
+    // Another hold of this owner shares the count, so the release may only decrement it: a re-entry granted
+    // and not answered releasing (held or lost; sharesCount), or one in flight. Only re-entries share a name
+    // the library made.
+    if (named.w.req.reads || h.sharesCount || this.reentering.has(`${h.key}\n${h.owner}`)) return false;
     if (h.deadline - this.clock.now() < EARLY_MIN_MS) return false;
     const early = new EarlyGrant(h.token + 1, h.deadline, h.owner);
     if (!named.g.grant(named.w, { token: early.token, reads: undefined, sentAt: named.sentAt, early }))
