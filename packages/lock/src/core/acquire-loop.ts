@@ -111,13 +111,14 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
     return gaveUp(host, q, start, 1, a.reason);
   }
   host.cfg.emit?.({ type: "contended", resource: q.resource, pttlMs: a.pttl });
+  const refused = { failed: "held", epoch, pttl: a.pttl } as const;
   if (host.closed) {
-    leaveFast(host, q.resource, { failed: "held" });
+    leaveFast(host, q.resource, refused);
     host.withdraw(q);
     throw new LocksClosedError();
   }
   if (q.once || q.waitMs === 0) {
-    leaveFast(host, q.resource, { failed: "held" });
+    leaveFast(host, q.resource, refused);
     host.withdraw(q);
     return timedOut(host, q, start, 1);
   }
@@ -125,7 +126,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   if (join) w.standing = "joined";
   if (a.fence !== undefined) w.probe = { sentAt, fence: a.fence };
   const g = leaveFast(host, q.resource, {
-    failed: "held",
+    ...refused,
     queue: w,
     first: cur === undefined || typeof cur === "number",
   })!;
@@ -203,7 +204,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
           granted = true;
           w.done = true;
           w.standing = "none";
-          g.grantEndsBy = clock.now() + q.leaseMs;
+          g.leaseEndsBy = clock.now() + q.leaseMs;
           // Without the waiters mark the holder's release would not publish, so the next head must knock;
           // on a shared lock (a semaphore) there may be room for it right now.
           g.leave(w, more && !host.backend.shared ? "wait" : "attempt");
@@ -221,7 +222,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
       const bounded = g.queue[0] === w || w.standing !== "none";
       // A head that never tried knows no PTTL: the last local grant's lease bounds how long the lock stays held
       // without a renewal (an expiry publishes nothing).
-      const pttl = s.pttl === Number.POSITIVE_INFINITY ? Math.max(0, g.grantEndsBy - clock.now()) : s.pttl;
+      const pttl = s.pttl === Number.POSITIVE_INFINITY ? Math.max(0, g.leaseEndsBy - clock.now()) : s.pttl;
       let nap = remaining;
       if (bounded) nap = Math.min(nap, fallbackMs(host.cfg, pttl));
       // Its look keeps its place in the store's queue (and adopts a lock handed to it, the message lost).
@@ -250,7 +251,7 @@ function takeHanded(host: LoopHost, q: Request, s: WaitState): Handle | Promise<
   w.handed = undefined;
   w.done = true;
   w.standing = "none";
-  g.grantEndsBy = Math.min(grant.sentAt + q.leaseMs, grant.claimedUntil ?? Number.POSITIVE_INFINITY);
+  g.leaseEndsBy = Math.min(grant.sentAt + q.leaseMs, grant.claimedUntil ?? Number.POSITIVE_INFINITY);
   // The releasing holder names our successor in its own release; on a semaphore with permits still free it
   // may get one right now.
   g.leave(w, grant.roomLeft ? "attempt" : "wait");
@@ -311,6 +312,9 @@ function enterFast(host: LoopHost, resource: string): number {
 interface FastEnd {
   /** no: granted (no waiter mark was set); held: refused, so the lock is marked as waited for; error: no answer. */
   failed: "no" | "held" | "error";
+  /** A refusal's: the gate's release epoch when the attempt was sent (-1: no gate then), and the PTTL it saw. */
+  epoch?: number;
+  pttl?: number;
   /** Queue this waiter; `first` puts it at the head (it came before the queue). */
   queue?: Waiter;
   first?: boolean;
@@ -337,12 +341,33 @@ function leaveFast(host: LoopHost, resource: string, end: FastEnd): Gate | undef
     else cur.queue.push(end.queue);
     return cur;
   }
-  // A grant carried no waiter mark, and an error left none: the queue's head must knock itself. A refusal
-  // did mark waiters, so the head may keep waiting for the release message, but only once it listens: a head
-  // that queued behind this attempt has not subscribed yet (it never tried), and would sleep its whole wait.
-  if (cur.inflight === 0 && (end.failed !== "held" || cur.subscription === "none")) cur.wakeHead(true);
+  if (end.failed === "held") headAfterRefusal(host, cur, end);
+  // A grant carried no waiter mark, and an error left none: the queue's head must knock itself.
+  else if (cur.inflight === 0) cur.wakeHead(true);
   host.dropIfIdle(cur, resource);
   return undefined;
+}
+
+/**
+ * A refusal marked the lock as waited for, so a head queued behind this attempt may keep waiting for the
+ * release message, unless it cannot hear it (it never tried, so it has not subscribed) or it came already: a
+ * release heard while the refusal was on its way (the epoch moved since it was sent; a gate made since then
+ * counts every message it heard) makes the refusal stale, and that message woke nobody. Neither does a lease
+ * that runs out: a head that never tried knows no PTTL, so the refusal's bounds its sleep.
+ */
+function headAfterRefusal(host: LoopHost, g: Gate, end: FastEnd): void {
+  const sentEpoch = end.epoch ?? -1;
+  const heard = sentEpoch === -1 ? g.epoch > 0 : g.epoch !== sentEpoch;
+  if (heard || (g.inflight === 0 && g.subscription === "none")) {
+    g.wakeHead(true);
+    return;
+  }
+  const pttl = end.pttl ?? -1;
+  const endsBy = host.cfg.clock.now() + pttl;
+  if (pttl >= 0 && endsBy < g.leaseEndsBy) {
+    g.leaseEndsBy = endsBy;
+    g.wakeHead(false); // sleeps again, now bounded by it
+  }
 }
 
 /** The caller may have given up, or close() run, while the winning attempt was in flight. */

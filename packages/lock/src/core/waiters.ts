@@ -72,11 +72,11 @@ export class Gate {
   /** Subscriptions refused in a row (reset when one is made). */
   subscribeFailures = 0;
   /**
-   * When a waiter of ours was last granted the lock: the local time by which that grant's lease ends unless
-   * renewed. A head that never tried itself knows no PTTL; a lease that expires announces nothing, so its
-   * fallback timer must not sleep past this.
+   * The local time by which the lock's current lease ends unless renewed, as last learned here: from a grant
+   * to a waiter of ours, or from a one-shot attempt's refusal. A head that never tried itself knows no PTTL;
+   * a lease that expires announces nothing, so its fallback timer must not sleep past this.
    */
-  grantEndsBy = Number.POSITIVE_INFINITY;
+  leaseEndsBy = Number.POSITIVE_INFINITY;
 
   constructor(public inflight: number) {}
 
