@@ -131,7 +131,8 @@ export class SimConnection {
     this.lastArrival = 0;
     this.lastReply = 0;
     this.up = false;
-    for (const c of this.pending) c.reject(closedError());
+    // Heard when the process runs: a paused one learns of it only after its pause, as a stalled event loop does.
+    for (const c of this.pending) this.world.after(0, () => c.reject(closedError()), this.proc);
     this.pending.clear();
     const [lo, hi] = this.faults.reconnectMs;
     this.world.after(this.world.rng.int(lo, hi), () => {
