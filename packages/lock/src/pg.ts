@@ -6,6 +6,7 @@ import { createPgBackend } from "./pg/backend.js";
 import { pgTable } from "./pg/sql.js";
 import type { CommonLocksOptions, Locks } from "./types.js";
 
+export { isPgUnavailable } from "./pg/connection-error.js";
 export { migratePgLocks, type PgMigrateOptions, pgLocksSchema } from "./pg/migrate.js";
 export { DEFAULT_PG_TABLE, PG_CHANNEL } from "./pg/sql.js";
 

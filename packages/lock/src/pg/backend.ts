@@ -3,6 +3,7 @@ import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "../core
 import { parseMatch } from "../match.js";
 import { lockKey, resourceOfKey } from "../resource.js";
 import type { LockInfo } from "../types.js";
+import { isPgUnavailable } from "./connection-error.js";
 import { createPgListener } from "./listener.js";
 import { globToLike, type PgTable, pgStatements } from "./sql.js";
 
@@ -105,6 +106,8 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
           return info;
         });
     },
+
+    noReply: isPgUnavailable,
 
     createSubscriber(onRelease) {
       return createPgListener(pool, onRelease);
