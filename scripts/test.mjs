@@ -50,6 +50,9 @@ const steps = [
 
 const totals = { passed: 0, failed: 0, skipped: 0, flaky: 0 };
 const flakySpecs = [];
+/** Failed tests by name, each with the first line of its error: the summary repeats them, since a CI log is
+ * often read from its tail only. */
+const failedTests = [];
 const results = [];
 const t0 = performance.now();
 for (const [name, [cmd, args]] of steps) {
@@ -70,6 +73,11 @@ for (const [name] of steps.slice(results.length))
 console.log(`  total ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 const allOk = results.length === steps.length && results.every((r) => r.ok);
 if (!allOk && totals.failed === 0) totals.failed = 1;
+if (failedTests.length > 0) {
+  console.log("\nFailed:");
+  for (const f of failedTests.slice(0, 20)) console.log(`  ${f}`);
+  if (failedTests.length > 20) console.log(`  … and ${failedTests.length - 20} more above`);
+}
 if (flakySpecs.length > 0) {
   console.log("\nPassed only on their retry (flaky, worth a look):");
   for (const spec of flakySpecs) console.log(`  ${spec}`);
@@ -92,8 +100,21 @@ function allTasksRan(output) {
 function countTests(output) {
   const clean = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
   let inFlakyList = false;
+  let failing;
   for (const line of clean.split("\n")) {
     const spec = line.replace(/^.*?:\s(?=\s)/, "");
+    // vitest: " FAIL  test/a.test.ts > suite > name", then (after blank lines) the error's first line.
+    const task = line.match(/^(\S+?):test:/)?.[1];
+    const body0 = line.replace(/^\S+?:\S+?:\s?/, "");
+    const fail = body0.match(/^\s*FAIL\s+(\S+\.test\.\w+ > .*)$/);
+    if (fail) {
+      failing = `${task ? `${task}: ` : ""}${fail[1].trim()}`;
+      continue;
+    }
+    if (failing && body0.trim() !== "" && !/^[⎯-]+/.test(body0.trim())) {
+      failedTests.push(`${failing}\n      ${body0.trim().slice(0, 300)}`);
+      failing = undefined;
+    }
     if (inFlakyList && /^\s{4,}\S.*›/.test(spec)) {
       flakySpecs.push(spec.trim());
       continue;
