@@ -96,7 +96,8 @@ function allTasksRan(output) {
 }
 
 // Sums vitest ("Tests  3 failed | 40 passed (43)") and Playwright ("  12 passed (40.1s)", "  1 flaky")
-// summary lines; the specs listed under Playwright's "flaky" line are remembered by name.
+// summary lines; the specs listed under Playwright's "flaky" line, and vitest's "[flaky]" lines, are
+// remembered by name, and so are failed vitest tests with their error's first line.
 function countTests(output) {
   const clean = output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
   let inFlakyList = false;
@@ -109,6 +110,13 @@ function countTests(output) {
     const fail = body0.match(/^\s*FAIL\s+(\S+\.test\.\w+ > .*)$/);
     if (fail) {
       failing = `${task ? `${task}: ` : ""}${fail[1].trim()}`;
+      continue;
+    }
+    // vitest, scripts/lib/vitest-flaky-reporter.mjs: a test that passed only on its retry (already counted).
+    const retried = body0.match(/^\[flaky\] (.*)$/);
+    if (retried) {
+      flakySpecs.push(`${task ? `${task}: ` : ""}${retried[1]}`);
+      totals.flaky++;
       continue;
     }
     if (failing && body0.trim() !== "" && !/^[⎯-]+/.test(body0.trim())) {

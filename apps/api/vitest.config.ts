@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Lease timings of a few hundred ms need the CPU; files run one after another.
     fileParallelism: false,
+    // A failed test runs once more; one that needed it is named in `npm test`'s summary.
+    retry: 1,
+    reporters: ["default", "../../scripts/lib/vitest-flaky-reporter.mjs"],
   },
 });

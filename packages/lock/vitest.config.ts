@@ -8,5 +8,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Lease timings of a few hundred ms need the CPU; files run one after another.
     fileParallelism: false,
+    // Real leases on a shared machine: a failed test runs once more, and one that needed it is named in
+    // `npm test`'s summary (scripts/lib/vitest-flaky-reporter.mjs). A broken feature fails both runs.
+    retry: 1,
+    reporters: ["default", "../../scripts/lib/vitest-flaky-reporter.mjs"],
   },
 });

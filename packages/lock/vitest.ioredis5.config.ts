@@ -17,5 +17,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     fileParallelism: false,
+    // A failed test runs once more; one that needed it is named in `npm test`'s summary.
+    retry: 1,
+    reporters: ["default", "../../scripts/lib/vitest-flaky-reporter.mjs"],
   },
 });
