@@ -2,9 +2,13 @@
 export interface ReplyCutter {
   /** redis://127.0.0.1:<port> of the proxy. */
   url: string;
+  /** The proxy's port (for a server whose URL is not redis://). */
+  port: number;
   /** From now on commands still reach Redis (and run), but their replies are dropped. */
   holdReplies(): void;
-  /** Closes every proxied connection and lets replies through again; clients reconnect through it. */
+  /** From now on nothing the clients send reaches the server. */
+  dropRequests(): void;
+  /** Closes every proxied connection and lets requests and replies through again; clients reconnect through it. */
   cut(): void;
   close(): Promise<void>;
 }
