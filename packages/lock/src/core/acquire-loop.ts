@@ -1,6 +1,6 @@
 import type { Config } from "../config.js";
 import { LocksClosedError, LockTimeoutError } from "../errors.js";
-import { type Attempt, attemptWithin } from "./attempt.js";
+import { type Attempt, attemptWithin, type GaveUpReason } from "./attempt.js";
 import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
 import type { Deadlines } from "./deadlines.js";
 import type { EarlyGrant } from "./early.js";
@@ -388,9 +388,10 @@ function gaveUp(
   q: Request,
   start: number,
   attempts: number,
-  reason: "deadline" | "aborted",
+  reason: GaveUpReason,
 ): null {
   if (reason === "aborted") throw q.signal!.reason;
+  if (reason === "closed") throw new LocksClosedError();
   return timedOut(host, q, start, attempts);
 }
 

@@ -1,17 +1,20 @@
 import type { Granted, LoopHost, Request } from "./acquire-loop.js";
 import type { AcquireReply } from "./backend.js";
+import type { Deadline } from "./deadlines.js";
 
 /** One acquire attempt as the loop sees it. */
 export type Attempt =
   | { outcome: "granted"; reply: Granted }
   /** `fence`: the last token the store had issued when it refused (stores that hand over; see by-message.ts). */
   | { outcome: "held"; pttl: number; fence: number | undefined }
-  /** The caller's deadline passed or its signal aborted before the store answered. */
-  | { outcome: "gave-up"; reason: "deadline" | "aborted" };
+  /** The caller's deadline passed, its signal aborted, or close() ran before the store answered. */
+  | { outcome: "gave-up"; reason: GaveUpReason };
+
+export type GaveUpReason = "deadline" | "aborted" | "closed";
 
 /**
- * Sends one attempt and waits for its answer, but never past the caller's deadline or signal: a store that
- * stalls (CLIENT PAUSE, a dead link without a timeout) must not stretch `waitMs`. An attempt that is granted
+ * Sends one attempt and waits for its answer, but never past the caller's deadline or signal, nor past
+ * close(): a store that stalls (CLIENT PAUSE, a dead link without a timeout) must not stretch `waitMs`. An attempt that is granted
  * after the caller gave up is released at once, so no lock is left held for its lease by nobody; one that was
  * refused after it gave up may have queued the owner in the store, so it leaves the queue once Redis has run it
  * (a leave sent at once could reach Redis first wherever requests are not delivered in order).
@@ -27,16 +30,14 @@ export function attemptWithin(
   const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads, join);
   sent.catch((err: unknown) => host.attemptUnanswered(q, err));
   const signal = q.signal;
-  const bounded = deadline !== Number.POSITIVE_INFINITY;
-  if (!bounded && !signal) return sent.then((r) => checked(host, q, r));
   return new Promise<Attempt>((resolve, reject) => {
     let settled = false;
     const finish = () => {
       settled = true;
-      if (bounded) host.deadlines.delete(entry);
+      host.deadlines.delete(entry);
       signal?.removeEventListener("abort", onAbort);
     };
-    const giveUp = (reason: "deadline" | "aborted") => {
+    const giveUp = (reason: GaveUpReason) => {
       if (settled) return;
       finish();
       sent.then(
@@ -51,9 +52,10 @@ export function attemptWithin(
       resolve({ outcome: "gave-up", reason });
     };
     const onAbort = () => giveUp("aborted");
-    const entry = { at: deadline, expire: () => giveUp("deadline") };
+    // Also without a deadline: close() ends every attempt in flight (a stalled store must not hold it).
+    const entry: Deadline = { at: deadline, expire: (closed) => giveUp(closed ? "closed" : "deadline") };
     if (signal?.aborted) return giveUp("aborted");
-    if (bounded) host.deadlines.add(entry);
+    host.deadlines.add(entry);
     signal?.addEventListener("abort", onAbort, { once: true });
     sent.then(
       (r) => {

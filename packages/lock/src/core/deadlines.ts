@@ -1,9 +1,9 @@
 import { type Clock, OneTimer } from "./clock.js";
 
-/** An attempt in flight that must give up at `at`. */
+/** An attempt in flight that must give up at `at` (which may be never), or when close() runs. */
 export interface Deadline {
   at: number;
-  expire(): void;
+  expire(closed: boolean): void;
 }
 
 /**
@@ -29,13 +29,21 @@ export class Deadlines {
     if (this.pending.size === 0) this.timer.disarm();
   }
 
+  /** close(): every attempt in flight gives up now, whatever its deadline. */
+  expireAll(): void {
+    const all = [...this.pending];
+    this.pending.clear();
+    this.timer.disarm();
+    for (const d of all) d.expire(true);
+  }
+
   private fire(): void {
     const now = this.clock.now();
     let next = Number.POSITIVE_INFINITY;
     for (const d of this.pending) {
       if (d.at <= now) {
         this.pending.delete(d);
-        d.expire();
+        d.expire(false);
       } else if (d.at < next) next = d.at;
     }
     this.timer.armBy(next);

@@ -206,6 +206,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.deadlines.expireAll();
     this.scheduler.stop();
     this.late.stop();
     for (const g of this.gates.values()) if (g instanceof Gate) g.wakeAll();

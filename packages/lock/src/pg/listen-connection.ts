@@ -2,6 +2,11 @@ import type { Notification, Pool, PoolClient } from "pg";
 import { PG_CHANNEL } from "./sql.js";
 
 const RECONNECT_MS = 500;
+/**
+ * How long close() waits for the LISTEN connection to be made or to answer UNLISTEN before it destroys it: a
+ * server that stopped answering (stalled, or a link that died without a reset) must not hold close() forever.
+ */
+const GIVE_BACK_MS = 1_000;
 
 export interface ListenEvents {
   /** A NOTIFY on the lock channel; the payload is the released resource. */
@@ -54,7 +59,8 @@ export class ListenConnection {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.connecting?.catch(() => {});
+    // Still connecting: connect() gives the connection back itself once it is made (closed is set).
+    if (this.connecting) await settlesWithin(this.connecting, GIVE_BACK_MS);
     await this.giveBack();
   }
 
@@ -104,16 +110,41 @@ export class ListenConnection {
     if (!c) return;
     this.client = undefined;
     this.detach(c);
-    // pg emits 'error' even while a query is pending; unheard, it would crash the process.
+    // pg emits 'error' even while a query is pending; unheard, it would crash the process. Left on a client
+    // destroyed below, whose socket may still report its end.
     const swallow = () => {};
     c.on("error", swallow);
-    try {
-      await c.query(`UNLISTEN ${PG_CHANNEL}`);
-      c.release();
-    } catch (err) {
-      c.release(err instanceof Error ? err : new Error(String(err)));
-    } finally {
-      c.removeListener("error", swallow);
+    let failure: Error | undefined;
+    const unlisten = c.query(`UNLISTEN ${PG_CHANNEL}`).then(
+      () => undefined,
+      (err: unknown) => {
+        failure = err instanceof Error ? err : new Error(String(err));
+      },
+    );
+    if (!(await settlesWithin(unlisten, GIVE_BACK_MS))) {
+      failure ??= new Error(`UNLISTEN unanswered for ${GIVE_BACK_MS} ms: the connection is destroyed`);
     }
+    c.release(failure); // with an error, the pool destroys the connection instead of reusing it
+    if (!failure) c.removeListener("error", swallow);
+  }
+}
+
+/** True when `p` settled within `ms`, false when the time ran out first. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,8 +1,9 @@
 // Issue 12, defect 9: close() racing attempts in flight. Whatever the interleaving, an acquire that did not
 // return a handle before close() ends in LocksClosedError, leaves no lock held in Redis and opens no
 // connection (a leaked subscriber would keep the process alive).
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { type LockHandle, LocksClosedError, lockKey, type ReadsFn } from "../../src/index.js";
 import { connect, makeLocks, sleep, uniq } from "../helpers.js";
 
@@ -80,4 +81,42 @@ describe("close() while attempts are in flight (defect 9)", () => {
     // A's lock lives out its lease (the Locks is closed); clean up for the other tests.
     await admin.del(ha.key);
   });
+});
+
+// A store that stopped answering (stalled, or a link dead without a reset) while an attempt was in flight, on a
+// client without a command timeout (ioredis's default): close() left the acquire waiting for its deadline, and
+// forever for a tryAcquire, which has none.
+describe("close() while an attempt waits on a store that stopped answering", () => {
+  /** Far beyond an answer: not reached unless the call waits for the store. */
+  const HUNG_AFTER_MS = 5_000;
+
+  it.each([
+    ["acquire (waitMs 20 s)", false],
+    ["tryAcquire (no deadline)", true],
+  ] as const)(
+    "%s rejects with LocksClosedError when close() runs, without waiting for the store",
+    async (_, once) => {
+      const cutter = await startReplyCutter(inject("redisUrl"));
+      const client = new Redis(cutter.url);
+      client.on("error", () => {});
+      const { locks } = makeLocks(client);
+      try {
+        await client.ping();
+        cutter.holdReplies();
+        const call = (
+          once ? locks.tryAcquire(uniq("stalled")) : locks.acquire(uniq("stalled"), { waitMs: 20_000 })
+        )
+          .then(() => "settled")
+          .catch((e: unknown) => e);
+        await sleep(100); // the attempt is in flight, its answer held
+        void locks.close();
+        expect(await Promise.race([call, sleep(HUNG_AFTER_MS).then(() => "hung")])).toBeInstanceOf(
+          LocksClosedError,
+        );
+      } finally {
+        client.disconnect();
+        await cutter.close();
+      }
+    },
+  );
 });
