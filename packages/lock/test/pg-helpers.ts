@@ -20,6 +20,19 @@ export async function pgPool(max = 4): Promise<pg.Pool> {
   return pool;
 }
 
+/**
+ * A pool whose connections go through a reply cutter (scripts/lib/reply-cutter.mjs), already connected: what
+ * the cutter holds or drops next is a statement, not the server's greeting.
+ */
+export async function pgPoolThrough(cutter: { port: number }, max = 3): Promise<pg.Pool> {
+  const url = new URL(inject("pgUrl"));
+  url.port = String(cutter.port);
+  const pool = new pg.Pool({ connectionString: url.toString(), max });
+  pool.on("error", () => {}); // a cut or destroyed client reports here; unheard, it would crash the process
+  await pool.query("SELECT 1");
+  return pool;
+}
+
 export function makePgLocks(pool: pg.Pool, opts: Partial<PgLocksOptions> = {}) {
   const events: LockEvent[] = [];
   const locks = createPgLocks({ pool, table: TABLE, onEvent: (e) => events.push(e), ...opts });

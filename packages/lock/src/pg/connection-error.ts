@@ -1,12 +1,5 @@
-const SOCKET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "ENOTCONN",
-  "EHOSTUNREACH",
-]);
+import { anyCause, SOCKET_CODES } from "../core/unreachable.js";
+
 /**
  * SQLSTATEs the server sends instead of running the statement, or as it drops the session mid-statement
  * (which rolls the statement back): connection exceptions (class 08), admin or crash shutdown, starting up,
@@ -16,14 +9,6 @@ const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
 /** node-postgres's and pg-pool's own messages for a call that got no answer from the server. */
 const MESSAGES =
   /connection terminated|not queryable|query read timeout|timeout exceeded when trying to connect|timeout expired/i;
-/** How deep a wrapped error (`cause`) is looked into, as for Redis. */
-const CAUSE_DEPTH = 5;
-
-interface ErrorLike {
-  code?: unknown;
-  message?: unknown;
-  cause?: unknown;
-}
 
 /**
  * True when PostgreSQL did not answer a statement: the socket closed or was refused (the statement may have
@@ -33,12 +18,8 @@ interface ErrorLike {
  * released) is owner-checked, so it is harmless when the statement did run.
  */
 export function isPgUnavailable(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; depth < CAUSE_DEPTH && typeof e === "object" && e !== null; depth++) {
-    const { code, message } = e as ErrorLike;
+  return anyCause(err, ({ code, message }) => {
     if (typeof code === "string" && (SOCKET_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
-    if (typeof message === "string" && MESSAGES.test(message)) return true;
-    e = (e as ErrorLike).cause;
-  }
-  return false;
+    return typeof message === "string" && MESSAGES.test(message);
+  });
 }

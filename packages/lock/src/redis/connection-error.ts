@@ -1,19 +1,10 @@
-const CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ECONNABORTED",
-  "EPIPE",
-  "ETIMEDOUT",
-  "ENOTCONN",
-  "EHOSTUNREACH",
-]);
+import { anyCause, type ErrorLike, SOCKET_CODES } from "../core/unreachable.js";
+
 const NAMES = new Set(["MaxRetriesPerRequestError", "ClusterAllFailedError", "ReplyLostError"]);
 const MESSAGES =
   /connection is closed|stream isn't writeable|offline queue|enableofflinequeue|cluster isn't ready|command timed out|reached the max retries|connect etimedout|none of startup nodes|failed to refresh slots/i;
 // Redis answers LOADING while it reads its dataset after a restart: it ran nothing, and will serve soon.
 const LOADING = /^LOADING\b/;
-/** How deep a wrapped error (`cause`) is looked into: the library and the API wrap at most twice. */
-const CAUSE_DEPTH = 5;
 
 /**
  * True when Redis is unreachable right now rather than answering: a command failed without any reply
@@ -22,25 +13,13 @@ const CAUSE_DEPTH = 5;
  * Redis's answer and is not. Errors that wrap one of these in `cause` count too.
  */
 export function isConnectionError(err: unknown): boolean {
-  let e: unknown = err;
-  for (let depth = 0; depth < CAUSE_DEPTH && typeof e === "object" && e !== null; depth++) {
-    if (isUnavailable(e as ErrorLike)) return true;
-    e = (e as ErrorLike).cause;
-  }
-  return false;
-}
-
-interface ErrorLike {
-  name?: unknown;
-  code?: unknown;
-  message?: unknown;
-  cause?: unknown;
+  return anyCause(err, isUnavailable);
 }
 
 function isUnavailable(e: ErrorLike): boolean {
   const message = typeof e.message === "string" ? e.message : "";
   if (e.name === "ReplyError") return LOADING.test(message);
   if (typeof e.name === "string" && NAMES.has(e.name)) return true;
-  if (typeof e.code === "string" && CODES.has(e.code)) return true;
+  if (typeof e.code === "string" && SOCKET_CODES.has(e.code)) return true;
   return MESSAGES.test(message);
 }

@@ -1,12 +1,12 @@
 // close() at any moment, PostgreSQL side: a server that stops answering (stalled, or a link that died without
 // a reset) while a Locks listens. close() gave the LISTEN connection back with UNLISTEN and waited for the
 // answer, which never came: it hung forever.
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { LocksClosedError } from "../../src/index.js";
 import { sleep, uniq } from "../helpers.js";
-import { makePgLocks, pgPool } from "../pg-helpers.js";
+import { makePgLocks, pgPool, pgPoolThrough } from "../pg-helpers.js";
 
 /** Far beyond the library's grace for an unanswered LISTEN connection: not reached unless close() hangs. */
 const HUNG_AFTER_MS = 8_000;
@@ -22,10 +22,7 @@ afterAll(async () => {
 describe("PostgreSQL backend: close() while the server stops answering", () => {
   it("returns, destroying the LISTEN connection instead of waiting for UNLISTEN; the waiter is told it closed", async () => {
     const cutter = await startReplyCutter(inject("pgUrl"));
-    const url = new URL(inject("pgUrl"));
-    url.port = String(cutter.port);
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 3 });
-    pool.on("error", () => {}); // the destroyed client reports here; unheard, it would crash the test process
+    const pool = await pgPoolThrough(cutter);
     const { locks } = makePgLocks(pool);
     const { locks: theirs } = makePgLocks(direct);
     const res = uniq("pg-close-stalled");

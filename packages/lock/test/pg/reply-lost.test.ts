@@ -5,9 +5,10 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type ReplyCutter, startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
+import type { Locks } from "../../src/index.js";
 import { isPgUnavailable } from "../../src/pg.js";
 import { sleep, uniq } from "../helpers.js";
-import { makePgLocks, pgPool, row, TABLE } from "../pg-helpers.js";
+import { makePgLocks, pgPool, pgPoolThrough, row, TABLE } from "../pg-helpers.js";
 
 const LEASE_MS = 10_000;
 /** Well inside the lease: only a release before the lease ends lets the other owner in by then. */
@@ -23,54 +24,26 @@ afterAll(async () => {
 
 describe("PostgreSQL backend: a statement whose connection is cut", () => {
   it("an acquire that committed but whose reply was lost is released in the background, long before its lease ends", async () => {
-    const cutter = await startReplyCutter(inject("pgUrl"));
-    const pool = await proxiedPool(cutter);
-    const { locks } = makePgLocks(pool, { leaseMs: LEASE_MS });
-    const { locks: theirs } = makePgLocks(direct);
-    const res = uniq("pg-reply-lost");
-    try {
+    await throughCutter(async ({ cutter, locks, res }) => {
       cutter.holdReplies();
       const acquired = locks.acquire(res).catch((e: unknown) => e);
       // It ran and committed: the row is held, by an owner whose reply never comes.
       await vi.waitFor(async () => expect((await row(direct, res))?.live).toBe(true));
       cutter.cut();
       expect(isPgUnavailable(await acquired)).toBe(true);
-
-      const h = await theirs.acquire(res, { waitMs: WAIT_MS });
-      expect(h.isHeld()).toBe(true);
-      await h.release();
-    } finally {
-      await locks.close();
-      await theirs.close();
-      await pool.end();
-      await cutter.close();
-    }
+    });
   });
 
   it("a release that never reached the server is retried once it is reachable: the lock is free long before its lease ends", async () => {
-    const cutter = await startReplyCutter(inject("pgUrl"));
-    const pool = await proxiedPool(cutter);
-    const { locks } = makePgLocks(pool);
-    const { locks: theirs } = makePgLocks(direct);
-    const res = uniq("pg-release-lost");
-    try {
-      const mine = await locks.acquire(res, { leaseMs: LEASE_MS });
+    await throughCutter(async ({ cutter, locks, res }) => {
+      const mine = await locks.acquire(res, { leaseMs: LEASE_MS }); // fixed: no watchdog
       cutter.dropRequests();
       const released = mine.release().catch((e: unknown) => e);
       await sleep(100);
       expect((await row(direct, res))?.live).toBe(true); // it never ran
       cutter.cut();
       expect(isPgUnavailable(await released)).toBe(true);
-
-      const h = await theirs.acquire(res, { waitMs: WAIT_MS });
-      expect(h.isHeld()).toBe(true);
-      await h.release();
-    } finally {
-      await locks.close();
-      await theirs.close();
-      await pool.end();
-      await cutter.close();
-    }
+    });
   });
 
   it("isPgUnavailable: no answer is unavailable; a SQL error is the server's answer", async () => {
@@ -88,13 +61,27 @@ describe("PostgreSQL backend: a statement whose connection is cut", () => {
   });
 });
 
-/** A pool through the cutter, already connected (so what the cutter drops next is a statement, not a greeting). */
-async function proxiedPool(cutter: ReplyCutter): Promise<pg.Pool> {
-  const url = new URL(inject("pgUrl"));
-  url.hostname = "127.0.0.1";
-  url.port = String(cutter.port);
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-  pool.on("error", () => {}); // the cut client reports here; unheard, it would crash the test process
-  await pool.query("SELECT 1");
-  return pool;
+/**
+ * Runs `cut` on a Locks (fixed leases of LEASE_MS) whose pool goes through a reply cutter, then checks that
+ * another Locks gets the resource within WAIT_MS: only a release before the lease ends lets it in by then.
+ */
+async function throughCutter(
+  cut: (t: { cutter: ReplyCutter; locks: Locks; res: string }) => Promise<void>,
+): Promise<void> {
+  const cutter = await startReplyCutter(inject("pgUrl"));
+  const pool = await pgPoolThrough(cutter);
+  const { locks } = makePgLocks(pool, { leaseMs: LEASE_MS });
+  const { locks: theirs } = makePgLocks(direct);
+  const res = uniq("pg-cut");
+  try {
+    await cut({ cutter, locks, res });
+    const h = await theirs.acquire(res, { waitMs: WAIT_MS });
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+  } finally {
+    await locks.close();
+    await theirs.close();
+    await pool.end();
+    await cutter.close();
+  }
 }
