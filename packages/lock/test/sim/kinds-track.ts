@@ -15,6 +15,12 @@ export type Body = (h: LockHandle) => Promise<void>;
  * choices (waits, fixed leases, aborts, hold times) as run.ts draws them.
  */
 export class Tracker {
+  /**
+   * Errors a library call ended with while its process was still open. A withLock nested in another one's
+   * body fails first, and its error reaches the task only when the outer call settles, maybe after close().
+   */
+  private readonly failedWhileOpen = new WeakSet<object>();
+
   constructor(
     readonly s: KindsState,
     readonly rng: Rng,
@@ -89,6 +95,9 @@ export class Tracker {
     };
     try {
       return await fn(settled);
+    } catch (err) {
+      if (!p.closed && typeof err === "object" && err !== null) this.failedWhileOpen.add(err);
+      throw err;
     } finally {
       settled();
     }
@@ -110,7 +119,9 @@ export class Tracker {
     await inner.release().catch(() => {});
   }
 
+  /** An acquire that failed after close() (not before it, its error seen later) ends with LocksClosedError. */
   closedCheck(p: KProc, err: unknown): void {
+    if (typeof err === "object" && err !== null && this.failedWhileOpen.has(err)) return;
     if (p.closed && !(err instanceof LocksClosedError) && (err as Error)?.name === "LockTimeoutError")
       this.s.fail(
         `${p.sim.name}: an acquire after close() failed with LockTimeoutError, not LocksClosedError`,
