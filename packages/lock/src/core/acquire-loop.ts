@@ -383,13 +383,7 @@ function handOver(host: LoopHost, q: Request, r: Granted, waited: Waited): Handl
   return host.acquired(q, r, waited);
 }
 
-function gaveUp(
-  host: LoopHost,
-  q: Request,
-  start: number,
-  attempts: number,
-  reason: GaveUpReason,
-): null {
+function gaveUp(host: LoopHost, q: Request, start: number, attempts: number, reason: GaveUpReason): null {
   if (reason === "aborted") throw q.signal!.reason;
   if (reason === "closed") throw new LocksClosedError();
   return timedOut(host, q, start, attempts);
