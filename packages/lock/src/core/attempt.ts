@@ -13,11 +13,11 @@ export type Attempt =
 export type GaveUpReason = "deadline" | "aborted" | "closed";
 
 /**
- * Sends one attempt and waits for its answer, but never past the caller's deadline or signal, nor past
- * close(): a store that stalls (CLIENT PAUSE, a dead link without a timeout) must not stretch `waitMs`. An attempt that is granted
- * after the caller gave up is released at once, so no lock is left held for its lease by nobody; one that was
- * refused after it gave up may have queued the owner in the store, so it leaves the queue once Redis has run it
- * (a leave sent at once could reach Redis first wherever requests are not delivered in order).
+ * Sends one attempt and waits for its answer, but never past the caller's deadline or signal, nor past close():
+ * a store that stalls (CLIENT PAUSE, a dead link without a timeout) must not stretch `waitMs`. An attempt that is
+ * granted after the caller gave up is released at once, so no lock is left held for its lease by nobody; one that
+ * was refused after it gave up may have queued the owner in the store, so it leaves the queue once Redis has run
+ * it (a leave sent at once could reach Redis first wherever requests are not delivered in order).
  */
 export function attemptWithin(
   host: LoopHost,
