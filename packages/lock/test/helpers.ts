@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, expect, inject } from "vitest";
+import { afterAll, beforeAll, expect, inject, vi } from "vitest";
 import { startReplyCutter } from "../../../scripts/lib/reply-cutter.mjs";
 import { createLocks, type LockEvent, type Locks, type LocksOptions } from "../src/index.js";
 
@@ -105,4 +105,17 @@ export function replyCutterForFile(): {
     await ctx.cutter?.close();
   });
   return ctx;
+}
+
+/**
+ * Resolves once `locks` listens for `resource`'s release messages (its gate subscribed). Returns a look-up of
+ * the resource's gate as it is at each call (a gate may be dropped and made again).
+ */
+export async function untilListening(
+  locks: Locks,
+  resource: string,
+): Promise<() => { subscription?: string; epoch?: number } | undefined> {
+  const gates = (locks as unknown as { gates: Map<string, { subscription?: string; epoch?: number }> }).gates;
+  await vi.waitFor(() => expect(gates.get(resource)?.subscription).toBe("subscribed"));
+  return () => gates.get(resource);
 }

@@ -6,7 +6,7 @@ import net from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type Locks, LockTimeoutError, lockKey, queueKeyOf } from "../../src/index.js";
-import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+import { connect, makeLocks, sleep, uniq, untilListening } from "../helpers.js";
 
 let redis: Redis;
 let other: Redis;
@@ -145,9 +145,8 @@ describe("a head that never tried, behind a one-shot attempt whose refusal comes
 async function listeningGate(locks: Locks, res: string) {
   const first = locks.acquire(res, { waitMs: 300 });
   first.catch(() => {});
-  const gates = (locks as unknown as { gates: Map<string, { subscription?: string; epoch?: number }> }).gates;
-  await vi.waitFor(() => expect(gates.get(res)?.subscription).toBe("subscribed"));
-  return { first, epoch: () => gates.get(res)?.epoch ?? -1 };
+  const gate = await untilListening(locks, res);
+  return { first, epoch: () => gate()?.epoch ?? -1 };
 }
 
 /**

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { type ReplyCutter, startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { type Locks, LocksClosedError } from "../../src/index.js";
 import { PG_CHANNEL } from "../../src/pg.js";
-import { sleep, uniq } from "../helpers.js";
+import { sleep, uniq, untilListening } from "../helpers.js";
 import { makePgLocks, pgPool, pgPoolThrough } from "../pg-helpers.js";
 
 /** Far beyond the library's grace for an unanswered LISTEN connection: not reached unless close() hangs. */
@@ -74,8 +74,7 @@ async function listening(
   try {
     const held = await theirs.acquire(res);
     const waiting = locks.acquire(res, { waitMs: 20_000 }).catch((e: unknown) => e);
-    const gates = (locks as unknown as { gates: Map<string, { subscription?: string }> }).gates;
-    await vi.waitFor(() => expect(gates.get(res)?.subscription).toBe("subscribed"));
+    await untilListening(locks, res);
     await stall({ cutter, pool, locks, waiting });
     await held.release();
   } finally {
