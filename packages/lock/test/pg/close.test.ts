@@ -2,7 +2,7 @@
 // a reset) while a Locks listens. close() gave the LISTEN connection back with UNLISTEN and waited for the
 // answer, which never came: it hung forever.
 import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type ReplyCutter, startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { type Locks, LocksClosedError } from "../../src/index.js";
 import { PG_CHANNEL } from "../../src/pg.js";
