@@ -96,6 +96,8 @@ export interface LockBackend {
   createSubscriber(onRelease: OnReleaseMessage, onResubscribed?: () => void): ReleaseSubscriber;
   /** Sub-classes of backend may hold connections of their own; the user's connections stay open. */
   close(): Promise<void>;
+  /** Optional: sends calls the backend holds for a batch now, so they go out before close() returns. */
+  flush?(): void;
   /**
    * Optional: how much of a lease the holder may not count on (Redlock's clock-drift allowance).
    * The local deadline becomes `sentAt + leaseMs - validityMarginMs(leaseMs)`. Default 0.

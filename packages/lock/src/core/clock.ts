@@ -8,6 +8,8 @@ export interface Clock {
   /** Arms a timer that never keeps the process alive. */
   setTimer(fn: () => void, ms: number): Timer;
   clearTimer(timer: Timer): void;
+  /** Runs `fn` on the next turn of the event loop, after the I/O this turn started (setImmediate). */
+  nextTurn(fn: () => void): void;
 }
 
 /** An opaque timer handle. */
@@ -22,6 +24,9 @@ export const realClock: Clock = {
   },
   clearTimer(timer) {
     clearTimeout(timer as NodeJS.Timeout);
+  },
+  nextTurn(fn) {
+    setImmediate(fn).unref();
   },
 };
 

@@ -35,6 +35,8 @@ export interface HandleHost {
   nameNext(resource: string): Named | undefined;
   /** Grants the named waiter the lock as this handle's release is sent, when its answer is certain. */
   grantEarly(h: Handle, named: Named): boolean;
+  /** Makes a store call on the next turn of the event loop, or at close(), whichever comes first. */
+  sendNextTurn<T>(send: () => Promise<T>): Promise<T>;
   settleNamed(named: Named | undefined, reply: ReleaseReply | undefined, queued: QueueStanding): void;
 }
 
@@ -210,18 +212,23 @@ export class Handle implements LockHandle, ReleaseListener {
     }
     this.heldAtRelease = wasHeld;
     const named = this.host.nameNext(this.resource);
-    const reply = this.host.backend.release(
-      this.resource,
-      this.key,
-      this.owner,
-      this.leaseMs,
-      this.token,
-      this,
-      named && nextWaiterOf(named),
-    );
     // The next holder may start now: say this hold ended before it is granted (events keep the store's order).
     const early = wasHeld && named !== undefined && this.host.grantEarly(this, named);
     if (early) this.releaseResult = this.releasedAs([2], wasHeld);
+    const send = () =>
+      this.host.backend.release(
+        this.resource,
+        this.key,
+        this.owner,
+        this.leaseMs,
+        this.token,
+        this,
+        named && nextWaiterOf(named),
+      );
+    // An early grant's release goes out after the new holder's first commands, so the store answers those
+    // first instead of running the release ahead of them; the lock stays in this process until this hold's
+    // deadline whichever way the release goes (early.ts).
+    const reply = early ? this.host.sendNextTurn(send) : send();
     return this.answered(reply, named, early);
   }
 

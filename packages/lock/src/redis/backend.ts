@@ -114,6 +114,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
       return { reply: sent.reply.then((r) => withNextReads(r, key, t.fence, next)), write: sent.write };
     },
     noReply: isConnectionError,
+    flush: () => batched.flush(),
     list(match, count, limit) {
       const nodes = sharded ? (redis as Cluster).nodes("master") : [redis as Redis];
       return listRedis(nodes, prefix, match, count, limit, { queued: true });

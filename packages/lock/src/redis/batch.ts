@@ -71,6 +71,8 @@ export function acquireArgs(t: AcquireTarget) {
 export interface Batched {
   acquire(target: AcquireTarget): Promise<AcquireReply>;
   release(target: ReleaseTarget): Promise<ReleaseReply>;
+  /** Sends this tick's calls now. */
+  flush(): void;
 }
 
 const slotOf = (c: { target: { key: string } }) => keySlot(c.target.key);
@@ -137,6 +139,10 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
       new Promise((resolve, reject) => {
         release({ target, resolve, reject });
       }),
+    flush() {
+      acquire.flush();
+      release.flush();
+    },
   };
 }
 

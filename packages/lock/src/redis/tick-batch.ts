@@ -12,23 +12,30 @@ export interface Pending<R> {
  */
 export const BATCH_CAP = 32;
 
+/** Queues a call for the tick's batch; `flush()` sends the batch now (close(): calls already made go out first). */
+export interface TickBatcher<E> {
+  (entry: E): void;
+  flush(): void;
+}
+
 /**
  * Collects the calls made in one tick and hands them to `send` together, once the current run of
  * callbacks and promise continuations is done (process.nextTick runs after the microtasks queued so
  * far, so callers resumed by the same Redis reply all land in one batch). A lone call costs one
  * nextTick and goes out as it would have alone.
  */
-export function tickBatcher<E extends Pending<never>>(send: (batch: E[]) => void): (entry: E) => void {
+export function tickBatcher<E extends Pending<never>>(send: (batch: E[]) => void): TickBatcher<E> {
   let pending: E[] = [];
   const flush = () => {
     const batch = pending;
     pending = [];
-    send(batch);
+    if (batch.length > 0) send(batch);
   };
-  return (entry) => {
+  const add = (entry: E) => {
     if (pending.length === 0) process.nextTick(flush);
     pending.push(entry);
   };
+  return Object.assign(add, { flush });
 }
 
 /** Splits `items` into runs of at most `cap`, grouped by `groupOf` (a Cluster slot) first when given. */

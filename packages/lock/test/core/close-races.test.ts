@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { type LockHandle, LocksClosedError, lockKey, type ReadsFn } from "../../src/index.js";
-import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+import { connect, makeLocks, sleep, uniq, untilListening } from "../helpers.js";
 
 let redis: Redis;
 let admin: Redis;
@@ -119,4 +119,31 @@ describe("close() while an attempt waits on a store that stopped answering", () 
       }
     },
   );
+});
+
+// A release called before close() and not awaited is still in this process when close() runs: a tick's calls
+// go out together at the end of the tick (redis/tick-batch.ts), and a release that grants the next waiter of
+// its process early goes out on the next turn of the event loop, after the new holder's first commands
+// (handle.ts). A client quit as soon as close() returns refused it, and the lock stayed with a hold that had
+// ended until its lease ran out.
+describe("close() right after a release that was not awaited", () => {
+  it.each([
+    ["that freed the lock", false],
+    ["that granted the next waiter of this process early", true],
+  ] as const)("sends a release %s before close() returns", async (_, withWaiter) => {
+    const client = connect();
+    await client.ping();
+    const { locks } = makeLocks(client);
+    const res = uniq("acct");
+    const first = await locks.acquire(res);
+    const next = withWaiter ? locks.acquire(res).catch((e: unknown) => e) : undefined;
+    if (withWaiter) await untilListening(locks, res);
+    const released = first.release().catch((e: unknown) => e);
+    await locks.close();
+    void client.quit();
+    expect(await released).toBe("released");
+    // Granted early, it had not returned before close(): it ends as every such acquire does.
+    if (next) expect(await next).toBeInstanceOf(LocksClosedError);
+    else expect(await admin.exists(lockKey("lock:", res))).toBe(0);
+  });
 });

@@ -115,6 +115,10 @@ export class SimProcess {
         e.cancelled = true;
         self.timers.delete(e);
       },
+      // A deferral, not a timer left behind: not in `timers`; a paused process runs it when it resumes.
+      nextTurn(fn: () => void) {
+        world.after(0, AsyncResource.bind(fn), self);
+      },
     };
   }
 
