@@ -109,6 +109,9 @@ export const fenceKey = (resource: string, prefix: string = DEFAULT_PREFIX): str
 /** The release channel: `lock-released:{r}` under the default prefix, `<prefix>lock-released:{r}` otherwise. */
 export const releaseChannel = (resource: string, prefix: string = DEFAULT_PREFIX): string =>
   `${ns(prefix)}${RELEASED}{${encodeResource(resource)}}`;
+/** Where a handoff to a waiter of the process `instanceId` is announced: `<release channel>:<instanceId>`. */
+export const handoffChannel = (releaseChannelName: string, instanceId: string): string =>
+  `${releaseChannelName}:${instanceId}`;
 
 // The same, from a lock key (what the backends are given): its prefix is everything before the first `{`.
 const split = (key: string): [string, string] => {

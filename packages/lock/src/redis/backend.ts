@@ -18,7 +18,13 @@ export const RENEW_CAP = 500;
  * The single-Redis (or Redis Cluster) backend: every operation is one script call, and the acquires
  * (releases) issued in one tick share one call (see redis-batch.ts).
  */
-export function createRedisBackend(redis: RedisClient, prefix: string, queueLeaseMs: number): LockBackend {
+export function createRedisBackend(
+  redis: RedisClient,
+  prefix: string,
+  queueLeaseMs: number,
+  /** This process's part of its owner ids: its handoffs are announced on a channel of its own. */
+  instanceId: string,
+): LockBackend {
   const cmd = withScripts(redis);
   const sharded = (redis as { isCluster?: boolean }).isCluster === true;
   // Object literals, never spreads, on the hot path: see batch.ts.
@@ -120,7 +126,7 @@ export function createRedisBackend(redis: RedisClient, prefix: string, queueLeas
       return listRedis(nodes, prefix, match, count, limit, { queued: true });
     },
     createSubscriber(onRelease, onResubscribed) {
-      return createRedisSubscriber(redis, sharded, prefix, onRelease, onResubscribed);
+      return createRedisSubscriber(redis, sharded, prefix, onRelease, onResubscribed, instanceId);
     },
     async close() {},
   };

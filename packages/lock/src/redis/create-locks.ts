@@ -24,6 +24,6 @@ export function createLocks(options: LocksOptions): RedisLocks {
   checkNoKeyPrefix("redis", redis);
   const cfg = parseConfig(options);
   const wrap = (b: LockBackend) => withReplicaAck(b, options.redis, options);
-  const backend = wrap(createRedisBackend(options.redis, cfg.prefix, cfg.queueLeaseMs));
+  const backend = wrap(createRedisBackend(options.redis, cfg.prefix, cfg.queueLeaseMs, cfg.instanceId));
   return new RedisLocksCore(backend, cfg, options.redis, wrap);
 }

@@ -1,12 +1,13 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
-import { releaseChannel, resourceOfChannel } from "../resource.js";
+import { handoffChannel, releaseChannel, resourceOfChannel } from "../resource.js";
 import type { RedisClient } from "./scripts/index.js";
 import { whenReady } from "./when-ready.js";
 
 /**
  * One shared subscriber connection per Locks: `redis.duplicate()`, made on first contention.
  * On a Cluster it uses SSUBSCRIBE (the release script SPUBLISHes to the lock's own slot).
+ * With `instanceId` (a mutex's), each resource's handoff channel for this process too, in the same command.
  */
 export function createRedisSubscriber(
   redis: RedisClient,
@@ -14,13 +15,22 @@ export function createRedisSubscriber(
   prefix: string,
   onRelease: (resource: string, message: string) => void,
   onResubscribed: () => void = () => {},
+  instanceId?: string,
 ): ReleaseSubscriber {
+  const suffix = instanceId === undefined ? undefined : handoffChannel("", instanceId);
+  const channelsOf = (resource: string): string[] => {
+    const ch = releaseChannel(resource, prefix);
+    return instanceId === undefined ? [ch] : [ch, handoffChannel(ch, instanceId)];
+  };
   let conn: Redis | Cluster | undefined;
   // A Cluster's sharded subscribers connect per shard on their own; only a plain connection waits (when-ready.ts).
   let ready: () => Promise<void> = () => Promise.resolve();
   const onMessage = (channel: string, message: string) => {
     // The channel of this prefix only (see resource.ts), decoded back to the name as given.
-    const resource = resourceOfChannel(prefix, channel);
+    const handoff = suffix !== undefined && channel.endsWith(suffix);
+    const resource =
+      (handoff ? resourceOfChannel(prefix, channel.slice(0, -suffix.length)) : null) ??
+      resourceOfChannel(prefix, channel);
     if (resource !== null) onRelease(resource, message);
   };
   const connection = (): Redis | Cluster => {
@@ -52,17 +62,17 @@ export function createRedisSubscriber(
   return {
     async subscribe(resource) {
       const c = connection();
-      const ch = releaseChannel(resource, prefix);
+      const chs = channelsOf(resource);
       await ready();
-      await (sharded ? c.ssubscribe(ch) : c.subscribe(ch));
+      await (sharded ? c.ssubscribe(...chs) : c.subscribe(...chs));
     },
     unsubscribe(resource) {
       const c = conn;
       if (!c) return;
-      const ch = releaseChannel(resource, prefix);
+      const chs = channelsOf(resource);
       // After any SUBSCRIBE still waiting for the connection (same promise, so in order).
       ready()
-        .then(() => (sharded ? c.sunsubscribe(ch) : c.unsubscribe(ch)))
+        .then(() => (sharded ? c.sunsubscribe(...chs) : c.unsubscribe(...chs)))
         .catch(() => {});
     },
     async close() {

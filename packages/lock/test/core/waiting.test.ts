@@ -133,7 +133,7 @@ describe("wake on release", () => {
   });
 
   it("one shared subscriber connection, made on first contention, with one subscription per resource", async () => {
-    const { locks } = makeLocks(redis);
+    const { locks } = makeLocks(redis, { instanceId: "subs-test" });
     const subscribers = async () =>
       ((await redis.client("LIST")) as string)
         .split("\n")
@@ -146,10 +146,12 @@ describe("wake on release", () => {
       Array.from({ length: 10 }, () => locks.acquire(r, { waitMs: 5_000 })),
     );
     await sleep(100);
-    expect(await subscribers()).toEqual([3]);
+    // Per resource, in one SUBSCRIBE: its release channel and this process's handoff channel.
+    expect(await subscribers()).toEqual([6]);
     for (const r of resources) {
-      const [, n] = (await redis.call("pubsub", "numsub", `lock-released:{${r}}`)) as [string, number];
-      expect(n).toBe(1);
+      const ch = `lock-released:{${r}}`;
+      const counts = (await redis.call("pubsub", "numsub", ch, `${ch}:subs-test`)) as (string | number)[];
+      expect(counts).toEqual([ch, 1, `${ch}:subs-test`, 1]);
     }
     await Promise.all(held.map((h) => h.release()));
     for (const w of waiters) await (await w).release();

@@ -68,13 +68,13 @@ async function settled(locks: Locks, resource: string): Promise<void> {
     .toBe(true);
 }
 
-/** Spies on a lock's release channel with a connection of its own. */
+/** Spies on a lock's release channel and every process's handoff channel, with a connection of its own. */
 async function spy(resource: string): Promise<string[]> {
   const sub = connect();
   extra.push(sub);
   const messages: string[] = [];
-  sub.on("message", (_ch, m) => messages.push(m));
-  await sub.subscribe(`lock-released:{${resource}}`);
+  sub.on("pmessage", (_p, _ch, m) => messages.push(m));
+  await sub.psubscribe(`lock-released:{${resource}}*`);
   return messages;
 }
 

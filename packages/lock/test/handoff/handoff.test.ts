@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocksOptions, RetryOptions } from "../../src/index.js";
 import { queueKeyOf } from "../../src/resource.js";
-import { commandStats, connect, deafen, makeLocks, uniq } from "../helpers.js";
+import { commandStats, connect, deafen, makeLocks, sleep, uniq } from "../helpers.js";
 
 let redis: Redis;
 const extra: Redis[] = [];
@@ -41,13 +41,15 @@ describe("the release hands the lock over", () => {
     await expect.poll(() => queueOf(resource)).toHaveLength(1);
     const sub = connect();
     extra.push(sub);
-    const messages: string[] = [];
-    sub.on("message", (_ch, m) => messages.push(m));
-    await sub.subscribe(`lock-released:{${resource}}`);
+    const messages: [string, string][] = [];
+    sub.on("pmessage", (_p, ch, m) => messages.push([ch, m]));
+    await sub.psubscribe(`lock-released:{${resource}}*`);
     expect(await held.release()).toBe("released");
     const h = await waiting;
-    // The owner, the token it was handed and the claim's lease (a's retry.queueLeaseMs: 3 × (500 + 20)).
-    expect(messages).toEqual([`c:${h.owner} ${h.token} 1560`]);
+    // The owner, the token it was handed and the claim's lease (a's retry.queueLeaseMs: 3 × (500 + 20)), on
+    // b's own handoff channel only: the release channel, which every waiting process hears, gets nothing.
+    await sleep(50);
+    expect(messages).toEqual([[`lock-released:{${resource}}:proc-b`, `c:${h.owner} ${h.token} 1560`]]);
     expect(h.token).toBeGreaterThan(held.token!);
     // Adopted, not re-entered: the release had handed it a count of 1.
     expect(b.events.find((e) => e.type === "acquired")).toMatchObject({ count: 1 });

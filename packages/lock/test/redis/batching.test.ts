@@ -176,7 +176,7 @@ describe("per-tick batching of acquire and release", () => {
 
 describe("renewMany", () => {
   it(`splits at ${RENEW_CAP} locks per call, sends one tick's calls together, and answers each in order`, async () => {
-    const backend = createRedisBackend(redis, "lock:", 1500);
+    const backend = createRedisBackend(redis, "lock:", 1500, "batching-test");
     const n = 2 * RENEW_CAP + 100;
     const resources = Array.from({ length: n }, () => uniq("renew"));
     const handles = await Promise.all(resources.map((r) => locks.acquire(r, { leaseMs: 5_000 })));

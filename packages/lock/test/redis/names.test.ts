@@ -183,8 +183,9 @@ describe("prefix", () => {
     const sub = connect();
     conns.push(sub);
     const heard: string[] = [];
-    sub.on("pmessage", (_p, channel) => heard.push(channel));
-    await sub.psubscribe(`*lock-released:{${e}}`);
+    // A handoff goes to `<release channel>:<instance id>`: counted as its app's channel.
+    sub.on("pmessage", (_p, channel: string) => heard.push(channel.slice(0, channel.lastIndexOf("}") + 1)));
+    await sub.psubscribe(`*lock-released:{${e}}*`);
 
     // All three hold the same name at once, each with a counter of its own: B's and the default's are set
     // far ahead of the clock-based tokens, and A's token ignores both.

@@ -158,6 +158,10 @@ export class SimSubscriber implements ReleaseSubscriber {
   up = true;
   readonly channels = new Set<string>();
   closed = false;
+  /** Its process's instance id (the process's name in the simulation): it alone hears handoffs to that process. */
+  get instance(): string {
+    return this.proc.name;
+  }
 
   constructor(
     private readonly world: World,

@@ -50,8 +50,12 @@ export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promi
   const mutexSubs = new Set<SimSubscriber>();
   const sharedSubs = new Set<SimNodeSubscriber>();
   const afterRun = () => {
-    for (const [channel, message] of redis.published.splice(0)) {
-      if (channel.startsWith("ch:")) for (const x of mutexSubs) x.deliver(channel.slice(3), message);
+    for (const [channel, message, instance] of redis.published.splice(0)) {
+      // A handoff reaches only the subscriber of the process it names (the model's third element).
+      if (instance !== undefined) {
+        const resource = channel.slice(3, -(instance.length + 1));
+        for (const x of mutexSubs) if (x.instance === instance) x.deliver(resource, message);
+      } else if (channel.startsWith("ch:")) for (const x of mutexSubs) x.deliver(channel.slice(3), message);
       else for (const x of sharedSubs) x.deliver(channel, message);
     }
   };

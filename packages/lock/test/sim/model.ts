@@ -4,6 +4,8 @@
  * real redis-server and requires identical replies and state, so the simulation's Redis is the real one's
  * semantics, not a guess.
  */
+import { handoffChannel } from "../../src/resource.js";
+
 type Value =
   | { kind: "hash"; fields: Map<string, string> }
   | { kind: "string"; value: string }
@@ -45,8 +47,11 @@ export class ModelRedis {
   private data = new Map<string, Entry>();
   /** Handoffs made: to another process's queued waiter (release code 3), to the releaser's own next (4). */
   readonly handoffs = { queued: 0, next: 0 };
-  /** Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `c:<owner> <token> <qlease>`). */
-  published: [string, string][] = [];
+  /**
+   * Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `c:<owner> <token> <qlease>`
+   * on the handoff channel of the owner's instance, which is the third element).
+   */
+  published: [string, string, string?][] = [];
 
   constructor(
     private readonly now: () => number,
@@ -205,7 +210,8 @@ export class ModelRedis {
       if (waiting) h.set("~waiters", "1");
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + qlease });
       if (nxt !== "") this.joinQueue(q, qt, nxt, now, qlease);
-      this.published.push([ch, `c:${head} ${token} ${qlease}`]);
+      const instance = /^(.*):[^:]*$/.exec(head)?.[1] ?? head;
+      this.published.push([handoffChannel(ch, instance), `c:${head} ${token} ${qlease}`, instance]);
       this.handoffs.queued++;
       return [3, token];
     }

@@ -112,8 +112,11 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   let redis = new ModelRedis(() => world.now);
   const subscribers = new Set<SimSubscriber>();
   const afterRun = () => {
-    for (const [channel, message] of redis.published.splice(0)) {
-      for (const s of subscribers) s.deliver(channel.slice(3), message);
+    for (const [channel, message, instance] of redis.published.splice(0)) {
+      // A handoff reaches only the subscriber of the process it names (the model's third element).
+      const resource = instance === undefined ? channel.slice(3) : channel.slice(3, -(instance.length + 1));
+      for (const s of subscribers)
+        if (instance === undefined || s.instance === instance) s.deliver(resource, message);
     }
   };
   // Redlock: independent nodes, each a model of its own; the stock (not used with Redlock: no tokens) and

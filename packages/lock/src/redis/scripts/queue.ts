@@ -10,8 +10,9 @@
  *
  * A release that frees the lock hands it over in the same script (hand_over): to the first live entry,
  * with a claim lease of `qlease` and the field `~handed` naming the new owner, announced as
- * `c:<owner> <token> <qlease>` on the release channel (not `h:<owner>` as before: a process of an older version
- * reads any other message as a release, so its head looks at once). That waiter holds it from the message alone when it can
+ * `c:<owner> <token> <qlease>` on that owner's process's own channel, `<release channel>:<instance id>` (see
+ * handoff_channel), so the other waiting processes are not woken for it. (Before, it went to the release channel,
+ * which every waiting process hears; a process of such a build handed the lock now adopts it at its re-check.) That waiter holds it from the message alone when it can
  * prove the claim is live (a refusal it heard answered a fence below that token, so the handoff ran after that
  * refused call was sent: core/by-message.ts), else it adopts it with its next attempt (acquire with join = '1').
  * A dead or gone waiter never does either, so the claim runs out within `qlease` and the next entry's re-check
@@ -91,6 +92,11 @@ end
 local function announce(ch, sharded, message)
   if sharded == '1' then redis.call('spublish', ch, message) else redis.call('publish', ch, message) end
 end
+-- A handoff is told only to the process it was handed to: the release channel plus ':' and the owner's
+-- instance (its id less the last ':<random>' part), which only that process subscribes to beside the channel.
+local function handoff_channel(ch, owner)
+  return ch .. ':' .. (string.match(owner, '^(.*):[^:]*$') or owner)
+end
 -- How long the first entry of another process has queued (ms; -1 none): the releasing process predicts from it
 -- whether its next release may keep the lock (keeps_turn), and then grants it before the reply.
 local function first_other_waited(q, qt, now)
@@ -107,7 +113,7 @@ local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms,
     if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
     redis.call('pexpire', k, qlease)
     if nxt ~= '' then join_queue(q, qt, nxt, now, qlease) end
-    announce(ch, sharded, string.format('c:%s %d %d', head, token, qlease))
+    announce(handoff_channel(ch, head), sharded, string.format('c:%s %d %d', head, token, qlease))
     return 3, token
   end
   if nxt ~= '' then
