@@ -8,6 +8,12 @@ export interface ReplyCutter {
   holdReplies(): void;
   /** From now on nothing the clients send reaches the server. */
   dropRequests(): void;
+  /**
+   * The next connection to send `text` (bytes of one statement, e.g. `LISTEN lockyard`) is killed: before the
+   * server reads it, or after the server ran it, in place of its answer. Resolves true when that happened,
+   * false when a later `cutOnce` replaced this one first.
+   */
+  cutOnce(text: string, when: "before-server" | "after-server"): Promise<boolean>;
   /** Closes every proxied connection and lets requests and replies through again; clients reconnect through it. */
   cut(): void;
   close(): Promise<void>;

@@ -2,7 +2,8 @@
 // and the API's tests: while `holdReplies` is on, commands still reach the server (and run) but their answers
 // are dropped; `cut()` then closes every connection. That is the one failure a client cannot tell apart from
 // "not done": the write happened, its reply never came. `dropRequests` loses the other way: nothing sent from
-// then on reaches the server. Types: reply-cutter.d.mts.
+// then on reaches the server. `cutOnce` kills the one connection that sends a given statement, before or after
+// the server got it. Types: reply-cutter.d.mts.
 import net from "node:net";
 
 /** @param {string} targetUrl */
@@ -12,14 +13,26 @@ export async function startReplyCutter(targetUrl) {
   const pairs = new Set();
   let holding = false;
   let dropping = false;
+  /** @type {{ text: string; when: "before-server" | "after-server"; done: (cut: boolean) => void } | undefined} */
+  let cutting;
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port), target.hostname);
     const pair = { client, upstream };
     pairs.add(pair);
+    // This connection sent the statement `cutOnce` waits for, and the server got it: its answer is not passed on.
+    let cutOnAnswer = false;
     client.on("data", (d) => {
+      if (cutting && d.includes(cutting.text)) {
+        const { when, done } = cutting;
+        cutting = undefined;
+        done(true);
+        if (when === "before-server") return end();
+        cutOnAnswer = true;
+      }
       if (!dropping) upstream.write(d);
     });
     upstream.on("data", (d) => {
+      if (cutOnAnswer) return end();
       if (!holding) client.write(d);
     });
     const end = () => {
@@ -40,6 +53,12 @@ export async function startReplyCutter(targetUrl) {
     },
     dropRequests() {
       dropping = true;
+    },
+    cutOnce(text, when) {
+      cutting?.done(false);
+      return new Promise((resolve) => {
+        cutting = { text, when, done: resolve };
+      });
     },
     cut() {
       for (const { client, upstream } of pairs) {

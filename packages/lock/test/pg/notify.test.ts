@@ -1,8 +1,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import { PG_CHANNEL } from "../../src/pg.js";
 import { sleep, uniq } from "../helpers.js";
-import { makePgLocks, pgPool } from "../pg-helpers.js";
+import { makePgLocks, pgPool, pgPoolThrough } from "../pg-helpers.js";
 
 let pool: pg.Pool;
 let spy: pg.Client;
@@ -107,4 +108,32 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
     await hb.release();
     await Promise.all([a.locks.close(), b.locks.close()]);
   });
+
+  for (const when of ["before-server", "after-server"] as const) {
+    it(`the LISTEN connection killed while LISTEN is on its way (${when}): the waiter still wakes on release`, async () => {
+      const cutter = await startReplyCutter(inject("pgUrl"));
+      const through = await pgPoolThrough(cutter);
+      const a = makePgLocks(pool);
+      const b = makePgLocks(through, patient);
+      const r = uniq("listen-cut");
+      try {
+        const ha = await a.locks.acquire(r);
+        // Only the LISTEN statement matches ("UNLISTEN" is sent on close, after the cut is used up).
+        const killed = cutter.cutOnce(`LISTEN ${PG_CHANNEL}`, when);
+        const waiting = b.locks.acquire(r);
+        expect(await killed).toBe(true);
+        await sleep(1_000);
+        const releasedAt = performance.now();
+        expect(await ha.release()).toBe("released");
+        const hb = await waiting;
+        // Its timed looks come every 10 s: within a second, only a NOTIFY on a LISTEN made again woke it.
+        expect(performance.now() - releasedAt).toBeLessThan(1_000);
+        await hb.release();
+      } finally {
+        await Promise.all([a.locks.close(), b.locks.close()]);
+        await through.end();
+        await cutter.close();
+      }
+    });
+  }
 });
