@@ -215,16 +215,7 @@ export class Handle implements LockHandle, ReleaseListener {
     // The next holder may start now: say this hold ended before it is granted (events keep the store's order).
     const early = wasHeld && named !== undefined && this.host.grantEarly(this, named);
     if (early) this.releaseResult = this.releasedAs([2], wasHeld);
-    const send = () =>
-      this.host.backend.release(
-        this.resource,
-        this.key,
-        this.owner,
-        this.leaseMs,
-        this.token,
-        this,
-        named && nextWaiterOf(named),
-      );
+    const send = () => this.host.backend.release(...this.releaseArgs(named));
     // An early grant's release goes out after the new holder's first commands, so the store answers those
     // first instead of running the release ahead of them; the lock stays in this process until this hold's
     // deadline whichever way the release goes (early.ts).
@@ -285,8 +276,14 @@ export class Handle implements LockHandle, ReleaseListener {
     }
     this.heldAtRelease = wasHeld;
     const named = this.host.nameNext(this.resource);
-    const r = backend.releaseAfter(
-      write,
+    const r = backend.releaseAfter(write, ...this.releaseArgs(named));
+    const result = await this.answered(r.reply, named);
+    return { result, write: await r.write };
+  }
+
+  /** What the store's release (and releaseAfter, after its write) is called with for this hold. */
+  private releaseArgs(named: Named | undefined): Parameters<LockBackend["release"]> {
+    return [
       this.resource,
       this.key,
       this.owner,
@@ -294,9 +291,7 @@ export class Handle implements LockHandle, ReleaseListener {
       this.token,
       this,
       named && nextWaiterOf(named),
-    );
-    const result = await this.answered(r.reply, named);
-    return { result, write: await r.write };
+    ];
   }
 
   /** Returns whether the handle still counted as held (not lost) when its release was sent. */
