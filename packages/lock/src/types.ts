@@ -183,10 +183,11 @@ export interface CommonLocksOptions {
   localStreak?: number;
   /**
    * After `localStreak` local handoffs in a row, a release still hands the lock to a waiter of its own process
-   * while the first waiting process has queued for less than this many ms (Redis time): short holds then pay
-   * for a cross-process handoff rarely, and no process waits its turn more than about this long beyond
-   * arrival order. Default 20 (the default retry jitter). `localStreak: 0, localStreakMs: 0`: strict arrival
-   * order across processes.
+   * while the first waiting process has queued for less than its time slice: this many ms (Redis time) divided
+   * by the number of processes queued, as the last release that kept the lock said. Short holds then pay for a
+   * cross-process handoff rarely, a turn of all the waiting processes takes about this long, and no process
+   * waits its turn more than about this long beyond arrival order. Default 20 (the default retry jitter).
+   * `localStreak: 0, localStreakMs: 0`: strict arrival order across processes.
    */
   localStreakMs?: number;
   /**

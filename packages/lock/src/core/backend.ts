@@ -127,14 +127,15 @@ export interface LockKeys {
 export type WriteFn<T> = (client: never) => Promise<T>;
 /**
  * [0] not-owner; [1, left] decremented; [2] released; [3, token] released and handed to another process's
- * queued waiter; [4, token, reads?, waited?, free?] released and granted to the `next` (or `successor`) waiter
- * given, where a mutex's release says how long the first other process's queued waiter had waited (ms; -1 none
- * queued) and a semaphore's how many permits are still free after the grant.
+ * queued waiter; [4, token, reads?, waited?, free?, others?] released and granted to the `next` (or `successor`)
+ * waiter given, where a mutex's release says how long the first other process's queued waiter had waited (ms; -1
+ * none queued) and how many other processes' waiters queue, and a semaphore's how many permits are still free after
+ * the grant.
  */
 export type ReleaseReply =
   | [0 | 1 | 2, number?]
   | [3, number]
-  | [4, number, Promise<unknown>?, number?, number?];
+  | [4, number, Promise<unknown>?, number?, number?, number?];
 
 /**
  * A release message: `message` is `c:<owner> <token> <claimMs>` when the lock was handed to that owner's waiter

@@ -333,13 +333,17 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     const w = g.queue[0];
     if (!w || w.req.bypass || w.standing === "named" || w.done || w.handed || w.attempting) return undefined;
     const now = this.clock.now();
-    // Within the streak's count, or while no other process can have queued localStreakMs yet, the store would
+    // The time slice: localStreakMs shared by the processes that queue, so that a turn of all of them takes
+    // about localStreakMs. Undivided, the first holder kept the lock that long while the others had only
+    // just queued, and with P = 8 finished a whole turn ahead of them.
+    const sliceMs = this.cfg.localStreakMs / Math.max(1, g.othersQueued ?? 1);
+    // Within the streak's count, or while no other process can have queued the slice yet, the store would
     // keep the lock here: say so (unbounded keepMs), which makes the answer certain.
     // (A semaphore's grant is never certain: it depends on the queue, which the streak does not bound.)
     const certain =
       this.backend.handsOver === true &&
-      (g.localStreak < this.cfg.localStreak || this.othersQueuedBelow(g, now, this.cfg.localStreakMs));
-    const keepMs = certain ? ALWAYS_KEEP : this.cfg.localStreakMs;
+      (g.localStreak < this.cfg.localStreak || this.othersQueuedBelow(g, now, sliceMs));
+    const keepMs = certain ? ALWAYS_KEEP : sliceMs;
     const named: Named = { g, w, before: w.standing, keepMs, certain, sentAt: now };
     w.standing = "named";
     return named;
@@ -378,6 +382,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (w.standing === "named") w.standing = named.before;
     if (reply?.[0] === 3) g.localStreak = 0;
     g.othersWaited = reply?.[0] === 4 ? reply[3] : undefined;
+    g.othersQueued = reply?.[0] === 4 ? reply[5] : undefined;
     g.othersWaitedAt = named.sentAt;
     if (named.early) {
       this.settleEarly(named, reply);

@@ -86,17 +86,20 @@ export class Gate {
 
   /**
    * Releases in a row that granted the lock to a waiter of ours (not handed to another process): below the
-   * localStreak bound a release keeps it local however long other processes queue, then only within localStreakMs.
+   * localStreak bound a release keeps it local however long other processes queue, then only within this
+   * process's time slice (locks-core.ts nameNext).
    */
   localStreak = 0;
   /**
    * What the last release that kept the lock here said of other processes' waiters: how long the first of
    * them had queued (ms; -1 none), as of `othersWaitedAt` (when that release was sent). No process's entry
-   * can have queued longer than that plus the time since, so while that stays below localStreakMs the next
+   * can have queued longer than that plus the time since, so while that stays below the time slice the next
    * release is certain to keep the lock here too, and may grant it early.
    */
   othersWaited: number | undefined;
   othersWaitedAt = 0;
+  /** And how many other processes' entries queued then (undefined: not told); the time slice is divided by it. */
+  othersQueued: number | undefined;
   /** Owner names handed a lock before their waiter existed (its attempt still in flight). */
   handedEarly: string | undefined;
 

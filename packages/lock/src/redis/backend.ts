@@ -67,6 +67,8 @@ export function createRedisBackend(
           reply[1],
           readAfterGrant(redis, next.reads, { key, fence, owner: next.owner }),
           reply[3],
+          reply[4],
+          reply[5],
         ] as ReleaseReply)
       : reply;
   return {

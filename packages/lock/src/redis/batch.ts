@@ -118,8 +118,8 @@ export function batchedScripts(cmd: ScriptCommands, sharded: boolean, order: InO
             t.keepMs,
           ) as Promise<RawReleaseReply>,
           {
-            resolve: ([code, value, waited]) => {
-              const reply = releaseReply(code, value, waited);
+            resolve: ([code, value, waited, others]) => {
+              const reply = releaseReply(code, value, waited, others);
               t.listener?.releaseReplied(reply);
               c.resolve(reply);
             },
@@ -178,11 +178,19 @@ function sendAcquireMany(cmd: ScriptCommands, part: AcquireCall[], order: InOrde
   });
 }
 
-/** What the release script returns: code, token or count, and for a grant to `next` how long others queue. */
-type RawReleaseReply = [ReleaseReply[0], number, number?];
+/**
+ * What the release script returns: code, token or count, and for a grant to `next` how long the first other
+ * process's entry has queued and how many queue.
+ */
+type RawReleaseReply = [ReleaseReply[0], number, number?, number?];
 
-function releaseReply(code: ReleaseReply[0], value: number, waited: number | undefined): ReleaseReply {
-  return code === 4 ? [4, value, undefined, waited] : ([code, value] as ReleaseReply);
+function releaseReply(
+  code: ReleaseReply[0],
+  value: number,
+  waited: number | undefined,
+  others: number | undefined,
+): ReleaseReply {
+  return code === 4 ? [4, value, undefined, waited, undefined, others] : ([code, value] as ReleaseReply);
 }
 
 /** A token as the release script compares it: the decimal string the acquire script stored, or "" for none. */
@@ -219,12 +227,17 @@ function sendReleaseMany(
     resolve: (out) => {
       for (let i = 0; i < n; i++) {
         const c = part[i]!;
-        const code = out[3 * i];
+        const code = out[4 * i];
         if (code === 0 || code === 1 || code === 2 || code === 3 || code === 4) {
-          const reply = releaseReply(code, out[3 * i + 1] as number, out[3 * i + 2] as number);
+          const reply = releaseReply(
+            code,
+            out[4 * i + 1] as number,
+            out[4 * i + 2] as number,
+            out[4 * i + 3] as number,
+          );
           c.target.listener?.releaseReplied(reply);
           c.resolve(reply);
-        } else c.reject(new ReplyError(String(out[2 * i + 1])));
+        } else c.reject(new ReplyError(String(out[4 * i + 1])));
       }
     },
     reject: (err: unknown) => {

@@ -1,6 +1,7 @@
 // Issue 13, the local streak: a release may grant the lock to a waiter of its own process (no message, no
 // wake-up) while another process queues, for `localStreak` grants in a row and then only while that process's
-// entry has queued for less than `localStreakMs` (Redis time, from when the entry joined). Each Locks below has
+// entry has queued for less than its time slice: `localStreakMs` shared by the processes that queue (Redis time,
+// from when the entry joined). Each Locks below has
 // a connection of its own, as a separate process would.
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,6 +94,43 @@ describe("the local streak", () => {
     expect(order.indexOf("b")).toBeGreaterThanOrEqual(3);
     await a.close();
     await b.close();
+  });
+
+  it("shares localStreakMs among the processes that queue: with three queued, a turn lasts about a third of it", async () => {
+    const resource = uniq("streak-slice");
+    const a = process_("streak-a4", { localStreak: 0, localStreakMs: 600 });
+    const others = ["streak-b4", "streak-c4", "streak-d4"].map((id) => process_(id));
+    const { first, done, order } = await aHoldsWithWaiters(a, resource, 100, 10);
+    const grantedAfter: number[] = [];
+    const joined: number[] = [];
+    const othersDone: Promise<void>[] = [];
+    for (const [i, locks] of others.entries()) {
+      joined.push(performance.now());
+      othersDone.push(
+        locks.withLock(
+          resource,
+          () => {
+            grantedAfter[i] = performance.now() - joined[i]!;
+            order.push(`other${i}`);
+          },
+          { waitMs: 10_000 },
+        ),
+      );
+      await expect.poll(() => queueLength(resource)).toBe(i + 2);
+    }
+    await first.release();
+    await Promise.all([...done, ...othersDone]);
+    // a's streak ends once the first of them has queued 600 / 3 ms (not the whole 600 ms, as when each process's
+    // streak ran until the first other entry had queued localStreakMs); then the three take their turns.
+    expect(grantedAfter[0]).toBeGreaterThanOrEqual(150);
+    expect(grantedAfter[0]).toBeLessThan(450);
+    expect(order.slice(order.indexOf("other0"), order.indexOf("other0") + 3)).toEqual([
+      "other0",
+      "other1",
+      "other2",
+    ]);
+    await a.close();
+    for (const locks of others) await locks.close();
   });
 
   it("counts a waiter that takes the place of one that gave up as queued since that one joined", async () => {

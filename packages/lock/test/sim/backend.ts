@@ -451,8 +451,8 @@ function tokenArg(token: number | null): string {
   return token === null ? "" : String(token);
 }
 
-/** The model's release and leave return what the scripts do: [code, value, waited?] (see redis/batch.ts). */
+/** The model's release and leave return what the scripts do: [code, value, waited?, others?] (see redis/batch.ts). */
 function asReleaseReply(raw: unknown): ReleaseReply {
-  const [code, value, waited] = raw as [ReleaseReply[0], number, number?];
-  return code === 4 ? [4, value, undefined, waited] : ([code, value] as ReleaseReply);
+  const [code, value, waited, others] = raw as [ReleaseReply[0], number, number?, number?];
+  return code === 4 ? [4, value, undefined, waited, undefined, others] : ([code, value] as ReleaseReply);
 }

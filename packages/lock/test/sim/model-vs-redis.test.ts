@@ -370,7 +370,7 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
             items.flatMap((it) => {
               try {
                 const r = s.res[it.i]!;
-                const [code, value, waited] = model.release(
+                const [code, value, waited, others] = model.release(
                   r.lock,
                   r.channel,
                   r.fence,
@@ -379,17 +379,17 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
                   it.t.model,
                   it.h,
                 );
-                return [code, value, waited ?? -1];
+                return [code, value, waited ?? -1, others ?? 0];
               } catch (e) {
-                return [-1, String((e as Error).message), -1];
+                return [-1, String((e as Error).message), -1, 0];
               }
             }),
         );
         if (!got) break;
         const [r, mr] = got;
         if (!s.bothOk(label, r, mr)) continue;
-        const rb = normBatch(r.value as unknown[], 3) as unknown[][];
-        const mb = normBatch(mr.value as unknown[], 3) as unknown[][];
+        const rb = normBatch(r.value as unknown[], 4) as unknown[][];
+        const mb = normBatch(mr.value as unknown[], 4) as unknown[][];
         items.forEach((it, j) => {
           const [re, me] = [rb[j]!, mb[j]!];
           if (re[0] === "error" || me[0] === "error") {
@@ -616,6 +616,9 @@ function compareRelease(s: Sequence, label: string, i: number, r: number[], m: n
   // times differ between the two, so only whether).
   if (r[0] === 4 && (r[2] ?? -1) < 0 !== (m[2] ?? -1) < 0)
     s.fail(`${label}: redis says ${r[2]} ms queued, model ${m[2]}`);
+  // And how many entries queue (which the releasing process divides its time slice by).
+  if (r[0] === 4 && (r[3] ?? 0) !== (m[3] ?? 0))
+    s.fail(`${label}: redis says ${r[3]} entries queue, model ${m[3]}`);
   countRelease(stats, r[0]!);
 }
 

@@ -197,7 +197,7 @@ export class ModelRedis {
     keepMs: number,
     waiting: boolean,
     prev: string,
-  ): [number, number, number?] {
+  ): [number, number, number?, number?] {
     const now = this.nowMs();
     const head = this.liveHead(q, qt, now);
     if (head !== undefined && head !== nxt && !(nxt !== "" && this.keepsTurn(qt, head, now, keepMs))) {
@@ -217,9 +217,11 @@ export class ModelRedis {
     }
     if (nxt !== "") {
       let waited = -1;
+      let others = 0;
       if (head !== undefined) {
         this.dropEntry(q, qt, nxt);
         waited = this.firstOtherWaited(q, qt, now);
+        others = this.list(q)?.length ?? 0;
       }
       const token = this.keptToken(f, prev);
       const h = new Map([
@@ -229,7 +231,7 @@ export class ModelRedis {
       if (waiting) h.set("~waiters", "1");
       this.data.set(k, { value: { kind: "hash", fields: h }, expiresAt: this.now() + nlease });
       this.handoffs.next++;
-      return [4, token, waited];
+      return [4, token, waited, others];
     }
     if (waiting) this.published.push([ch, "1"]);
     return [2, 0];
@@ -371,7 +373,7 @@ export class ModelRedis {
     lease: number,
     token: string,
     handoff: HandoffArgs = NO_HANDOFF,
-  ): [number, number, number?] {
+  ): [number, number, number?, number?] {
     const h = this.hash(key);
     if (!h?.has(owner)) return [0, 0];
     if (token !== "") {
@@ -399,7 +401,7 @@ export class ModelRedis {
     successor: string,
     successorLease: number,
     queue: Omit<QueueArgs, "join">,
-  ): [number, number, number?] {
+  ): [number, number, number?, number?] {
     const { q, qt, qlease } = queue;
     const h = this.hash(key);
     if (h?.get("~handed") === owner) {

@@ -21,7 +21,7 @@
  * handoffs: while the first live entry has queued for less than `keep_ms`, which the process sets unbounded
  * for its first `localStreak` grants in a row), the releasing process's own next waiter (`nxt`) gets it at once,
  * with its full lease and the releasing hold's token + 1, and learns it from the release's reply (with how long
- * the first other process's entry has queued, -1 none); else the lock is free and a `~waiters` mark is
+ * the first other process's entry has queued, -1 none, and how many entries queue); else the lock is free and a `~waiters` mark is
  * answered with the message `1`.
  */
 export const QUEUE_BODY = `
@@ -98,7 +98,9 @@ local function handoff_channel(ch, owner)
   return ch .. ':' .. (string.match(owner, '^(.*):[^:]*$') or owner)
 end
 -- How long the first entry of another process has queued (ms; -1 none): the releasing process predicts from it
--- whether its next release may keep the lock (keeps_turn), and then grants it before the reply.
+-- whether its next release may keep the lock (keeps_turn), and then grants it before the reply. With it goes the
+-- number of entries queued (other processes'; one not yet found dead counts too), by which that process divides
+-- its time slice (locks-core.ts nameNext).
 local function first_other_waited(q, qt, now)
   local first = redis.call('lindex', q, 0)
   if not first then return -1 end
@@ -117,16 +119,17 @@ local function hand_over(k, ch, f, q, qt, sharded, qlease, nxt, nlease, keep_ms,
     return 3, token
   end
   if nxt ~= '' then
-    local waited = -1
+    local waited, others = -1, 0
     if head then
       drop_entry(q, qt, nxt)
       waited = first_other_waited(q, qt, now)
+      others = redis.call('llen', q)
     end
     local token = kept_token(f, prev)
     redis.call('hset', k, nxt, 1, '~handed', nxt)
     if waiting == 1 then redis.call('hset', k, '~waiters', 1) end
     redis.call('pexpire', k, nlease)
-    return 4, token, waited
+    return 4, token, waited, others
   end
   if waiting == 1 then announce(ch, sharded, '1') end
   return 2, 0

@@ -11,8 +11,9 @@ import { QUEUE_BODY } from "./queue.js";
  *   them has queued for less than keepMs (a bounded local streak: 0 never, 2^53 - 1 always)
  * Returns {0, 0} not-owner (nothing deleted); {1, left} decremented (TTL raised to leaseMs, never lowered);
  * or, when the last count goes: {3, token} handed to the first live queued waiter (announced `c:<owner> <token> <qlease>`),
- * {4, token, waited} granted to ARGV[6] (no live entry queued ahead of it, or within ARGV[8]) with token ARGV[4] + 1
- * (when given), waited = how long the first other queued entry has waited (ms, -1 none); {2, 0} released: the key is deleted,
+ * {4, token, waited, others} granted to ARGV[6] (no live entry queued ahead of it, or within ARGV[8]) with token
+ * ARGV[4] + 1 (when given), waited = how long the first other queued entry has waited (ms, -1 none), others = how
+ * many entries of other processes queue (0 none); {2, 0} released: the key is deleted,
  * and the channel is published to only if a waiter marked `~waiters`.
  *
  * The token check: every fresh grant moves the fence counter, re-entries do not. When the counter no longer
