@@ -26,7 +26,10 @@ export const realClock: Clock = {
     clearTimeout(timer as NodeJS.Timeout);
   },
   nextTurn(fn) {
-    setImmediate(fn).unref();
+    // Not unref'd: an unref'd immediate does not stop the event loop from waiting for I/O, so one made in a
+    // timer callback ran only once something else woke the loop (the release of an early handoff sat there
+    // until the new holder's first reply, or its next timer when it made no call). A ref'd one runs this turn.
+    setImmediate(fn);
   },
 };
 

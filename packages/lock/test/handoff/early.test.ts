@@ -3,6 +3,7 @@
 // Each case below holds the release in Redis (CLIENT PAUSE WRITE), so "before the answer" is an order, not a
 // speed: the waiter's acquire has resolved while the release's promise is still pending. And the adversarial
 // side: a release Redis refuses, one whose answer is lost, one racing a re-entry of its own owner.
+import { fileURLToPath } from "node:url";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
@@ -13,16 +14,21 @@ import {
   type LocksOptions,
   LockTimeoutError,
 } from "../../src/index.js";
+import { workers } from "../fork-worker.js";
 import { connect, connectThrough, makeLocks, sleep, uniq } from "../helpers.js";
+
+const WORKER = fileURLToPath(new URL("./worker.mjs", import.meta.url));
 
 let redis: Redis;
 let side: Redis;
 const conns: Redis[] = [];
+const { spawn: spawnWorker, killAll } = workers<{ op: string; renewed?: boolean; waitedMs?: number }>(WORKER);
 beforeAll(() => {
   redis = connect();
   side = connect();
 });
 afterAll(() => {
+  killAll();
   redis.disconnect();
   side.disconnect();
   for (const c of conns) c.disconnect();
@@ -83,6 +89,42 @@ describe("a local handoff granted early", () => {
     expect(await redis.exists(`lock:{${res}}`)).toBe(0);
     expect(events.some((e) => e.type === "lost")).toBe(false);
     await locks.close();
+  });
+
+  it("sends the granting release at once when it is made in a timer callback and the new holder makes no call", async () => {
+    const { locks } = locksOf();
+    const res = uniq("early-timer");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+    // A second waiter keeps the process subscribed: no unsubscribe goes out when the first is granted.
+    const third = locks.acquire(res, { waitMs: 20_000 });
+    await sleep(20);
+    // Released from a timer: the event loop's next stop is its wait for I/O, and the new holder sends nothing.
+    setTimeout(() => void held.release(), 5);
+    const next = await waiting;
+    const start = performance.now();
+    // The only other wake-up in this process meanwhile: a release put off until something else woke the loop
+    // (an unref'd setImmediate) went out only then.
+    const wake = setTimeout(() => {}, 2_000);
+    // renew() waits for the answer of the release that granted this hold, then renews.
+    expect(await next.renew()).toBe(true);
+    const waited = performance.now() - start;
+    console.log("WAITED", waited);
+    clearTimeout(wake);
+    expect(waited).toBeLessThan(1_000);
+    await next.release();
+    await (await third).release();
+    await locks.close();
+  });
+
+  it("sends the granting release at once when it is made in a timer callback and the new holder makes no call", async () => {
+    // Before, it went out on an unref'd setImmediate, which a timer callback's turn runs only once something
+    // else wakes the event loop: here a timer 3 s away (elsewhere the new holder's first call, or nothing).
+    const w = spawnWorker();
+    await w.next("ready");
+    w.child.send({ op: "timer-release", resource: uniq("early-timer") });
+    const m = await w.next("timer-released");
+    expect(m.renewed).toBe(true);
+    expect(m.waitedMs).toBeLessThan(1_500);
   });
 
   it('with localHandoff: "confirmed" the waiter starts only once Redis answered', async () => {

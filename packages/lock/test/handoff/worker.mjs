@@ -40,6 +40,28 @@ process.on("message", async (m) => {
     const queued = async () => (await redis.lrange(m.queueKey, 0, -1)).some((o) => o.startsWith(mine));
     while (!(await queued())) await new Promise((r) => setTimeout(r, 5));
     process.send({ op: "queued" });
+  } else if (m.op === "timer-release") {
+    // A release that grants the lock early, made in a timer callback, while the new holder sends nothing: how
+    // long until that release is answered (renew() waits for it). A process of its own, so that nothing else
+    // (a test runner's reports) wakes its event loop meanwhile; long re-check timers, for the same reason.
+    const quiet = createLocks({ redis, instanceId: `quiet-${process.pid}`, retry: { maxMs: 10_000 } });
+    const held = await quiet.acquire(m.resource);
+    const waiting = quiet.acquire(m.resource, { waitMs: 20_000 });
+    // A second waiter keeps the process subscribed: no unsubscribe goes out when the first is granted.
+    const third = quiet.acquire(m.resource, { waitMs: 20_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    setTimeout(() => void held.release(), 5);
+    const next = await waiting;
+    const start = performance.now();
+    // The loop's only other wake-up meanwhile.
+    const wake = setTimeout(() => {}, 3_000);
+    const renewed = await next.renew();
+    const waitedMs = performance.now() - start;
+    clearTimeout(wake);
+    await next.release();
+    await (await third).release();
+    await quiet.close();
+    process.send({ op: "timer-released", renewed, waitedMs });
   }
 });
 process.send({ op: "ready" });
