@@ -8,9 +8,15 @@ export interface Clock {
   /** Arms a timer that never keeps the process alive. */
   setTimer(fn: () => void, ms: number): Timer;
   clearTimer(timer: Timer): void;
-  /** Runs `fn` on the next turn of the event loop, after the I/O this turn started (setImmediate). */
-  nextTurn(fn: () => void): void;
+  /**
+   * Runs `fn` once this process has handled the I/O that follows this turn (usually the answers to the calls
+   * this turn made), and at most AFTER_IO_MAX_MS later.
+   */
+  afterIo(fn: () => void): void;
 }
+
+/** How long afterIo waits at most for I/O to handle (ms). */
+export const AFTER_IO_MAX_MS = 1;
 
 /** An opaque timer handle. */
 export type Timer = { readonly __timer: true } | NodeJS.Timeout;
@@ -25,11 +31,20 @@ export const realClock: Clock = {
   clearTimer(timer) {
     clearTimeout(timer as NodeJS.Timeout);
   },
-  nextTurn(fn) {
-    // Not unref'd: an unref'd immediate does not stop the event loop from waiting for I/O, so one made in a
-    // timer callback ran only once something else woke the loop (the release of an early handoff sat there
-    // until the new holder's first reply, or its next timer when it made no call). A ref'd one runs this turn.
-    setImmediate(fn);
+  afterIo(fn) {
+    let done = false;
+    const run = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(backstop);
+      fn();
+    };
+    // Ref'd, so that the call goes out even in a process with nothing else to do.
+    const backstop = setTimeout(run, AFTER_IO_MAX_MS);
+    // An unref'd immediate queued in the check phase runs after the loop's next wait for I/O, which returns with
+    // the first I/O or the backstop. (Queued outside the check phase, an unref'd immediate may wait for I/O
+    // with no bound; a ref'd one runs before any I/O is read.)
+    setImmediate(() => setImmediate(run).unref());
   },
 };
 

@@ -35,8 +35,8 @@ export interface HandleHost {
   nameNext(resource: string): Named | undefined;
   /** Grants the named waiter the lock as this handle's release is sent, when its answer is certain. */
   grantEarly(h: Handle, named: Named): boolean;
-  /** Makes a store call on the next turn of the event loop, or at close(), whichever comes first. */
-  sendNextTurn<T>(send: () => Promise<T>): Promise<T>;
+  /** Makes a store call after the I/O that follows (Clock.afterIo), or at close(), whichever comes first. */
+  sendAfterIo<T>(send: () => Promise<T>): Promise<T>;
   settleNamed(named: Named | undefined, reply: ReleaseReply | undefined, queued: QueueStanding): void;
 }
 
@@ -216,10 +216,10 @@ export class Handle implements LockHandle, ReleaseListener {
     const early = wasHeld && named !== undefined && this.host.grantEarly(this, named);
     if (early) this.releaseResult = this.releasedAs([2], wasHeld);
     const send = () => this.host.backend.release(...this.releaseArgs(named));
-    // An early grant's release goes out after the new holder's first commands, so the store answers those
-    // first instead of running the release ahead of them; the lock stays in this process until this hold's
-    // deadline whichever way the release goes (early.ts).
-    const reply = early ? this.host.sendNextTurn(send) : send();
+    // An early grant's release goes out once the new holder's first commands are answered (usually): Redis
+    // answers what it read in one go together, so a release that came with them held their answers for its
+    // run. The lock stays in this process until this hold's deadline whichever way the release goes (early.ts).
+    const reply = early ? this.host.sendAfterIo(send) : send();
     return this.answered(reply, named, early);
   }
 

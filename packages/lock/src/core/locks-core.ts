@@ -63,8 +63,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
    * re-enters.
    */
   private readonly grantedEarly = new Map<string, Promise<boolean>>();
-  /** Store calls put off to the next turn of the event loop (sendNextTurn); close() makes them at once. */
-  private readonly nextTurnCalls = new Set<() => void>();
+  /** Store calls put off until after the I/O that follows (sendAfterIo); close() makes them at once. */
+  private readonly afterIoCalls = new Set<() => void>();
 
   constructor(
     readonly backend: LockBackend,
@@ -208,8 +208,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   async close(): Promise<void> {
     if (this.closed) return;
     // Calls already made go out before close() returns and the client can be quit: a release put off to the
-    // next turn (sendNextTurn), and the calls a backend batches until the end of the tick.
-    for (const call of [...this.nextTurnCalls]) call();
+    // I/O that follows (sendAfterIo), and the calls a backend batches until the end of the tick.
+    for (const call of [...this.afterIoCalls]) call();
     this.backend.flush?.();
     this.closed = true;
     this.deadlines.expireAll();
@@ -222,18 +222,18 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   // ---- internals shared with the handle and the acquire loop ----
 
-  sendNextTurn<T>(send: () => Promise<T>): Promise<T> {
+  sendAfterIo<T>(send: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const call = () => {
-        if (!this.nextTurnCalls.delete(call)) return;
+        if (!this.afterIoCalls.delete(call)) return;
         try {
           send().then(resolve, reject);
         } catch (err) {
           reject(err);
         }
       };
-      this.nextTurnCalls.add(call);
-      this.clock.nextTurn(call);
+      this.afterIoCalls.add(call);
+      this.clock.afterIo(call);
     });
   }
 

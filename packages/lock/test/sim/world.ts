@@ -1,6 +1,6 @@
 import { AsyncResource } from "node:async_hooks";
 import { setImmediate as flushMicrotasks } from "node:timers/promises";
-import type { Clock, Timer } from "../../src/core/clock.js";
+import { AFTER_IO_MAX_MS, type Clock, type Timer } from "../../src/core/clock.js";
 import { Rng } from "./rng.js";
 
 interface Event {
@@ -115,9 +115,10 @@ export class SimProcess {
         e.cancelled = true;
         self.timers.delete(e);
       },
-      // A deferral, not a timer left behind: not in `timers`; a paused process runs it when it resumes.
-      nextTurn(fn: () => void) {
-        world.after(0, AsyncResource.bind(fn), self);
+      // A deferral, not a timer left behind: not in `timers`; a paused process runs it when it resumes. Always
+      // its longest (the real one's backstop), as if no I/O came first.
+      afterIo(fn: () => void) {
+        world.after(AFTER_IO_MAX_MS, AsyncResource.bind(fn), self);
       },
     };
   }
