@@ -91,32 +91,7 @@ describe("a local handoff granted early", () => {
     await locks.close();
   });
 
-  it("sends the granting release at once when it is made in a timer callback and the new holder makes no call", async () => {
-    const { locks } = locksOf();
-    const res = uniq("early-timer");
-    const { held, waiting } = await holderAndWaiter(locks, res);
-    // A second waiter keeps the process subscribed: no unsubscribe goes out when the first is granted.
-    const third = locks.acquire(res, { waitMs: 20_000 });
-    await sleep(20);
-    // Released from a timer: the event loop's next stop is its wait for I/O, and the new holder sends nothing.
-    setTimeout(() => void held.release(), 5);
-    const next = await waiting;
-    const start = performance.now();
-    // The only other wake-up in this process meanwhile: a release put off until something else woke the loop
-    // (an unref'd setImmediate) went out only then.
-    const wake = setTimeout(() => {}, 2_000);
-    // renew() waits for the answer of the release that granted this hold, then renews.
-    expect(await next.renew()).toBe(true);
-    const waited = performance.now() - start;
-    console.log("WAITED", waited);
-    clearTimeout(wake);
-    expect(waited).toBeLessThan(1_000);
-    await next.release();
-    await (await third).release();
-    await locks.close();
-  });
-
-  it("sends the granting release at once when it is made in a timer callback and the new holder makes no call", async () => {
+  it("sends the granting release within the 1 ms bound when it is made in a timer callback and the new holder makes no call", async () => {
     // Before, it went out on an unref'd setImmediate, which a timer callback's turn runs only once something
     // else wakes the event loop: here a timer 3 s away (elsewhere the new holder's first call, or nothing).
     const w = spawnWorker();
