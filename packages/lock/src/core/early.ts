@@ -11,6 +11,8 @@ export class EarlyGrant {
   /** True when the store granted the lock as sent (with this token); false when it did not, or no answer came. */
   readonly answer: Promise<boolean>;
   private settle!: (granted: boolean) => void;
+  /** Sends the release that makes this grant now, when it was put off (LocksCore.sendAfterIo). */
+  private sendNow: (() => void) | undefined;
 
   constructor(
     /** The releasing hold's token + 1: what the store gives a grant it keeps in the releasing process. */
@@ -27,6 +29,21 @@ export class EarlyGrant {
 
   answered(granted: boolean): void {
     this.settle(granted);
+  }
+
+  /** The release that makes this grant is put off; `send` makes it at once. */
+  deferred(send: () => void): void {
+    this.sendNow = send;
+  }
+
+  /**
+   * The new holder needs the answer (its own release or renewal waits for it): a release put off until the
+   * I/O that follows goes now. A holder that releases without any I/O would else wait for the put-off bound.
+   */
+  hurry(): void {
+    const send = this.sendNow;
+    this.sendNow = undefined;
+    send?.();
   }
 }
 

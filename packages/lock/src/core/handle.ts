@@ -35,8 +35,11 @@ export interface HandleHost {
   nameNext(resource: string): Named | undefined;
   /** Grants the named waiter the lock as this handle's release is sent, when its answer is certain. */
   grantEarly(h: Handle, named: Named): boolean;
-  /** Makes a store call after the I/O that follows (Clock.afterIo), or at close(), whichever comes first. */
-  sendAfterIo<T>(send: () => Promise<T>): Promise<T>;
+  /**
+   * Makes an early grant's release after the I/O that follows (Clock.afterIo), at close(), or when the hold it
+   * grants needs its answer (EarlyGrant.hurry), whichever comes first.
+   */
+  sendAfterIo<T>(send: () => Promise<T>, early: EarlyGrant): Promise<T>;
   settleNamed(named: Named | undefined, reply: ReleaseReply | undefined, queued: QueueStanding): void;
 }
 
@@ -100,6 +103,8 @@ export class Handle implements LockHandle, ReleaseListener {
   handedBy: string | undefined;
   /** The early grant's answer, applied; its own renew and release wait for it, so they reach the store after. */
   private pending: Promise<void> | undefined;
+  /** The early grant that made this hold, while its answer is pending. */
+  private grantedBy: EarlyGrant | undefined;
   /** Whether the handle still counted as held when its release was sent, and that release's result once heard. */
   private heldAtRelease = false;
   /** Set at release: re-entries of this owner may still count in the store's hash (locks-core.ts openReentries). */
@@ -137,13 +142,21 @@ export class Handle implements LockHandle, ReleaseListener {
     if (early) {
       this.deadline = Math.min(this.deadline, early.until);
       this.handedBy = early.from;
+      this.grantedBy = early;
       this.pending = early.answer.then((granted) => this.answeredEarly(granted));
     }
+  }
+
+  /** Waits for the answer of the release that granted this handle early, which goes out now if put off. */
+  private answerOfGrant(): Promise<void> | undefined {
+    this.grantedBy?.hurry();
+    return this.pending;
   }
 
   /** The answer of the release that granted this handle early. */
   private answeredEarly(granted: boolean): void {
     this.pending = undefined;
+    this.grantedBy = undefined;
     this.handedBy = undefined;
     if (!granted) this.lose("handoff-refused");
     else if (this.state === "held") this.deadline = Math.max(this.deadline, this.acquiredAt + this.validMs);
@@ -168,7 +181,7 @@ export class Handle implements LockHandle, ReleaseListener {
 
   async renew(): Promise<boolean> {
     this.usable();
-    if (this.pending) await this.pending;
+    if (this.pending) await this.answerOfGrant();
     if (this.state !== "held") return false;
     const sentAt = this.host.clock.now();
     const ok = await this.host.backend.renew(this.key, this.owner, this.leaseMs);
@@ -203,7 +216,7 @@ export class Handle implements LockHandle, ReleaseListener {
   async release(): Promise<ReleaseResult> {
     this.usable();
     // Granted early: this release must reach the store after the one that grants this hold.
-    if (this.pending) await this.pending;
+    if (this.pending) await this.answerOfGrant();
     if (this.state === "released") throw new LockReleasedError(this.resource);
     const wasHeld = this.markReleased();
     if (this.host.superseded(this)) {
@@ -219,7 +232,7 @@ export class Handle implements LockHandle, ReleaseListener {
     // An early grant's release goes out once the new holder's first commands are answered (usually): Redis
     // answers what it read in one go together, so a release that came with them held their answers for its
     // run. The lock stays in this process until this hold's deadline whichever way the release goes (early.ts).
-    const reply = early ? this.host.sendAfterIo(send) : send();
+    const reply = early ? this.host.sendAfterIo(send, named!.early!) : send();
     return this.answered(reply, named, early);
   }
 
@@ -266,7 +279,7 @@ export class Handle implements LockHandle, ReleaseListener {
     if (typeof write !== "function") throw new InvalidOptionError("write", write, "a function");
     const { backend } = this.host;
     if (!backend.releaseAfter) throw new InvalidOptionError("releaseAfter", "called", "a lock on Redis");
-    if (this.pending) await this.pending;
+    if (this.pending) await this.answerOfGrant();
     if (this.state === "released") throw new LockReleasedError(this.resource);
     const wasHeld = this.markReleased();
     if (this.host.superseded(this)) {

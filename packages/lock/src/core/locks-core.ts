@@ -58,11 +58,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
    */
   private readonly openReentries = new Map<string, number>();
   /**
-   * key + owner → the answer of the release that granted that owner early. A re-entry waits for it: sent in
-   * the same tick it could reach the store before that release (another batch) and be refused by the hold it
-   * re-enters.
+   * key + owner → the early grant of that owner whose release is not answered yet. A re-entry waits for the
+   * answer: sent in the same tick it could reach the store before that release (another batch) and be refused
+   * by the hold it re-enters.
    */
-  private readonly grantedEarly = new Map<string, Promise<boolean>>();
+  private readonly grantedEarly = new Map<string, EarlyGrant>();
   /** Store calls put off until after the I/O that follows (sendAfterIo); close() makes them at once. */
   private readonly afterIoCalls = new Set<() => void>();
 
@@ -222,7 +222,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   // ---- internals shared with the handle and the acquire loop ----
 
-  sendAfterIo<T>(send: () => Promise<T>): Promise<T> {
+  sendAfterIo<T>(send: () => Promise<T>, early: EarlyGrant): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const call = () => {
         if (!this.afterIoCalls.delete(call)) return;
@@ -233,6 +233,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
         }
       };
       this.afterIoCalls.add(call);
+      early.deferred(call);
       this.clock.afterIo(call);
     });
   }
@@ -366,7 +367,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       return false;
     named.early = early;
     const id = `${h.key}\n${named.w.req.owner}`;
-    this.grantedEarly.set(id, early.answer);
+    this.grantedEarly.set(id, early);
     void early.answer.then(() => this.grantedEarly.delete(id));
     return true;
   }
@@ -530,10 +531,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   }
 
   /** A re-entry of an owner granted early goes to the store after that grant's answer, within its own waitMs. */
-  private async reenterAfter(answer: Promise<boolean>, q: Request): Promise<Handle | null> {
+  private async reenterAfter(grant: EarlyGrant, q: Request): Promise<Handle | null> {
     const start = this.clock.now();
     const bounded = !q.once && q.waitMs > 0;
-    await awaitAnswer(this.clock, answer, bounded ? q.waitMs : undefined, q.signal);
+    grant.hurry();
+    await awaitAnswer(this.clock, grant.answer, bounded ? q.waitMs : undefined, q.signal);
     if (!bounded) return acquireLoop(this, q);
     // Out of time already: one attempt, bounded by its own deadline, ends it (LockTimeoutError if refused).
     return acquireLoop(this, { ...q, waitMs: Math.max(q.waitMs - (this.clock.now() - start), 1) });
@@ -591,8 +593,8 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (!bypass) return acquireLoop(this, request);
     const id = `${key}\n${request.owner}`;
     this.reentering.set(id, (this.reentering.get(id) ?? 0) + 1);
-    const answer = this.grantedEarly.get(id);
-    const run = answer ? this.reenterAfter(answer, request) : acquireLoop(this, request);
+    const grant = this.grantedEarly.get(id);
+    const run = grant ? this.reenterAfter(grant, request) : acquireLoop(this, request);
     return run.finally(() => {
       const n = this.reentering.get(id)! - 1;
       if (n === 0) this.reentering.delete(id);
