@@ -1,6 +1,7 @@
 // A separate process for the handoff tests (handoff-processes.test.ts): one connection, one Locks, driven over
 // IPC. It runs the built library (npm test builds before it tests).
 import { Redis } from "ioredis";
+import { AFTER_IO_MIN_MS, realClock } from "../../dist/core/clock.js";
 import { createLocks } from "../../dist/index.js";
 
 const redis = new Redis(process.env.REDIS_URL, { lazyConnect: false });
@@ -62,6 +63,21 @@ process.on("message", async (m) => {
     await (await third).release();
     await quiet.close();
     process.send({ op: "timer-released", ranMsBefore });
+  } else if (m.op === "after-io") {
+    // How soon afterIo runs when no I/O comes: here nothing else wakes the event loop (the connection's
+    // handshake answered first), so its backstop decides.
+    await redis.ping();
+    await new Promise((r) => setTimeout(r, 50));
+    const waited = [];
+    for (let i = 0; i < m.times; i++) {
+      waited.push(
+        await new Promise((resolve) => {
+          const start = performance.now();
+          realClock.afterIo(() => resolve(performance.now() - start));
+        }),
+      );
+    }
+    process.send({ op: "after-io-waited", shortestMs: Math.min(...waited), atLeastMs: AFTER_IO_MIN_MS });
   }
 });
 process.send({ op: "ready" });
