@@ -48,6 +48,33 @@ export class EarlyGrant {
 }
 
 /**
+ * Early grants whose releases are not answered yet, by lock key and new owner, for every Locks of this process.
+ * Redis names the new owner only once that release runs, so a check of that owner in Redis (fencedRead) must
+ * wait for it; a fencedRead is given the lock's key and owner, not its Locks.
+ */
+const unanswered = new Map<string, EarlyGrant>();
+
+/** Tracks an early grant of `key` to `owner` until its release is answered. */
+export function trackUntilAnswered(key: string, owner: string, grant: EarlyGrant): void {
+  const id = `${key}\n${owner}`;
+  unanswered.set(id, grant);
+  void grant.answer.then(() => {
+    if (unanswered.get(id) === grant) unanswered.delete(id);
+  });
+}
+
+/**
+ * Resolves once Redis names `owner` in `key` as far as an early grant goes: at once unless a grant to it is
+ * unanswered, else when its release (sent now if put off) is answered, whichever way.
+ */
+export async function namedInStore(key: string, owner: string): Promise<void> {
+  const grant = unanswered.get(`${key}\n${owner}`);
+  if (!grant) return;
+  grant.hurry();
+  await grant.answer;
+}
+
+/**
  * Less than this left of the releasing hold's lease and no early grant: its answer is a round trip away, and a
  * borrowed deadline that ran out first would lose the new hold for nothing.
  */

@@ -19,7 +19,7 @@ import {
 import type { LockBackend, ReadsFn, ReleaseReply } from "./backend.js";
 import { claimedUntil, type HandedMessage, parseHanded } from "./by-message.js";
 import { Deadlines } from "./deadlines.js";
-import { awaitAnswer, EARLY_MIN_MS, EarlyGrant } from "./early.js";
+import { awaitAnswer, EARLY_MIN_MS, EarlyGrant, trackUntilAnswered } from "./early.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { type LateHandle, LateReleases } from "./late-release.js";
 import { type Named, nextWaiterOf } from "./named.js";
@@ -60,7 +60,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   /**
    * key + owner → the early grant of that owner whose release is not answered yet. A re-entry waits for the
    * answer: sent in the same tick it could reach the store before that release (another batch) and be refused
-   * by the hold it re-enters.
+   * by the hold it re-enters. (Per Locks; early.ts keeps the process-wide index fencedRead looks in.)
    */
   private readonly grantedEarly = new Map<string, EarlyGrant>();
   /** Store calls put off until after the I/O that follows (sendAfterIo); close() makes them at once. */
@@ -369,6 +369,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     const id = `${h.key}\n${named.w.req.owner}`;
     this.grantedEarly.set(id, early);
     void early.answer.then(() => this.grantedEarly.delete(id));
+    trackUntilAnswered(h.key, named.w.req.owner, early);
     return true;
   }
 

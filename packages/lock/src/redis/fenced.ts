@@ -1,4 +1,5 @@
 import type { LockKeys } from "../core/backend.js";
+import { namedInStore } from "../core/early.js";
 import { InvalidOptionError } from "../errors.js";
 import type { ReadsFn } from "../types.js";
 import { type RedisClient, withScripts } from "./scripts/index.js";
@@ -63,6 +64,8 @@ export function fencedRead(
   checkKey(key);
   const { fence } = fieldNames(fields);
   return async (redis: RedisClient, lock: LockKeys): Promise<FencedReadResult> => {
+    // A hold granted early is named in Redis once the release that grants it runs: read after that.
+    await namedInStore(lock.key, lock.owner);
     const [state, ...values] = await withScripts(redis).lockyardFencedRead(
       lock.key,
       lock.fence,

@@ -11,6 +11,9 @@ import { type Clock, realClock } from "../../src/core/clock.js";
 import { createLocksWithBackend } from "../../src/core/create.js";
 import {
   createLocks,
+  type FencedReadResult,
+  fencedRead,
+  fenceKey,
   type LockEvent,
   LockLostError,
   type Locks,
@@ -142,6 +145,31 @@ describe("a local handoff granted early", () => {
     );
     expect(order).toHaveLength(5);
     expect(await redis.exists(`lock:{${res}}`)).toBe(0);
+    await locks.close();
+  });
+
+  it("a fencedRead of a hold granted early reads under the lock: it waits for the release that grants it", async () => {
+    // Redis names the new holder only once that release runs; put off until the I/O that follows, it would run
+    // after this very read, which then found the old owner (the API's order path reported its lock lost).
+    const conn = connect();
+    conns.push(conn);
+    const never: Clock = { ...realClock, afterIo() {} };
+    const backend = createRedisBackend(conn, "lock:", 60_000, `fenced-${process.pid}`);
+    const locks = createLocksWithBackend(backend, QUIET, { clock: never, random: Math.random });
+    const res = uniq("fenced-early");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+    let answered = false;
+    const releasing = held.release().finally(() => {
+      answered = true;
+    });
+    const next = await waiting;
+    // Granted early, and its release still put off.
+    expect(answered).toBe(false);
+    const keys = { key: next.key, fence: fenceKey(res), owner: next.owner };
+    const read = (await fencedRead(`stock:{${res}}`, ["qty"])(conn, keys)) as FencedReadResult;
+    expect(read.state).toBe("held");
+    expect(await releasing).toBe("released");
+    await next.release();
     await locks.close();
   });
 
