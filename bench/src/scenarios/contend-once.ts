@@ -89,3 +89,26 @@ export async function contendOnce(
     overlaps: countOverlaps(held.map((o) => [o.heldFrom, o.heldTo])),
   };
 }
+
+/**
+ * `tasks` concurrent holds on one key that send nothing under the lock (acquire, then release at once): what the
+ * handoff alone costs, the case in which a release put off until the new holder's first I/O has none to wait for.
+ */
+export async function contendBare(
+  c: Contender,
+  opts: { key: string; tasks: number },
+): Promise<{ wallMs: number; acquired: number; failed: number }> {
+  const t0 = performance.now();
+  const outcomes = await Promise.all(
+    Array.from({ length: opts.tasks }, async () => {
+      const h = await c.acquire(opts.key).catch(() => null);
+      if (!h) return false;
+      return h.release().then(
+        () => true,
+        () => false,
+      );
+    }),
+  );
+  const acquired = outcomes.filter(Boolean).length;
+  return { wallMs: performance.now() - t0, acquired, failed: opts.tasks - acquired };
+}

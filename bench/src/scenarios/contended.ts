@@ -7,7 +7,7 @@ import { progress } from "../harness/progress.js";
 import { sqlCalls } from "../harness/sql-counter.js";
 import { ratios, rotate, spread } from "../harness/stats.js";
 import { pgVersusRedis } from "../report/stores.js";
-import { contendOnce } from "./contend-once.js";
+import { contendBare, contendOnce } from "./contend-once.js";
 import type { BenchContext, Row, ScenarioResult } from "./types.js";
 
 const TASKS = 200;
@@ -74,6 +74,12 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
       const sql = callsDelta(sql0, sqlCalls(`lib-${cfg.lib.id}`));
       const onRedis = !others.includes(cfg.lib);
       const server = statsDelta(stats0, stats1);
+      if (cfg.profile === "recommended" && onRedis) {
+        const bare = await contendBare(c, { key: "c:bare", tasks });
+        col.add(cfg.row, "bareWallMs", bare.wallMs);
+        if (bare.failed > 0)
+          notes.push(`${cfg.row} round ${round}: ${bare.failed} of the no-work holds failed.`);
+      }
       await c.close();
       const acq = Math.max(1, out.acquired);
       col.add(cfg.row, "wallMs", out.wallMs);
@@ -134,12 +140,16 @@ export async function contended(ctx: BenchContext): Promise<ScenarioResult> {
       { key: "lockCallsPerAcq", header: "lock calls/acq", digits: 2 },
       { key: "serverCmdsPerAcq", header: "Redis cmds/acq incl. in scripts", digits: 1 },
       { key: "overlaps", header: "overlapping holds", digits: 0 },
+      { key: "bareWallMs", header: "no work under the lock: wall ms", digits: 0 },
       ...(others.length ? [{ key: "sqlPerAcq", header: "SQL statements/acq (PostgreSQL)", digits: 2 }] : []),
     ],
     rows,
     settings,
     notes,
   };
+  notes.unshift(
+    `No work under the lock: after each timed run with the recommended settings, the same ${tasks} tasks on another key acquire and release at once, sending nothing in between: what a handoff alone costs.`,
+  );
   const measured = pgVersusRedis(result);
   if (measured) notes.unshift(measured);
   return result;
