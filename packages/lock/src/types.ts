@@ -197,8 +197,10 @@ export interface CommonLocksOptions {
    * this process (decided as the release is sent, from what the previous release said of other processes'
    * waiters). The new holder's token is the releasing hold's + 1; until the answer comes its handle is held
    * under the releasing hold's deadline, and if Redis did not grant it (the lock had been lost) or no answer
-   * comes it is lost at once (reason `handoff-refused`). "confirmed": it starts once the answer is in (one
-   * round trip later), and `isHeld()` is never true before Redis has granted it.
+   * comes it is lost at once (reason `handoff-refused`). Redis names the new owner once that release runs:
+   * `fencedRead` waits for it, a script of yours that checks the owner in the lock's hash does not.
+   * "confirmed": it starts once the answer is in (one round trip later), and `isHeld()` is never true before
+   * Redis has granted it.
    */
   localHandoff?: LocalHandoff;
   /**
