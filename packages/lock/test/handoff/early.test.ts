@@ -55,6 +55,15 @@ function locksOf(opts: Partial<LocksOptions> = {}) {
   return makeLocks(conn, { ...QUIET, ...opts });
 }
 
+/** Locks whose put-off calls go out only when hurried or at close(): its clock's afterIo never fires. */
+function locksHurriedOnly(name: string) {
+  const conn = connect();
+  conns.push(conn);
+  const never: Clock = { ...realClock, afterIo() {} };
+  const backend = createRedisBackend(conn, "lock:", 60_000, `${name}-${process.pid}`);
+  return { conn, locks: createLocksWithBackend(backend, QUIET, { clock: never, random: Math.random }) };
+}
+
 /** The holder's release is held in Redis for `ms`; resolves to whether it had been answered. */
 async function pauseWrites(ms: number): Promise<void> {
   await side.call("client", "pause", String(ms), "WRITE");
@@ -129,11 +138,7 @@ describe("a local handoff granted early", () => {
     // releases first waits for that release's answer: without sending it at once, every handoff of holds
     // that do no I/O waited for the bound. With that bound made unreachable (a put-off call goes out only
     // when hurried or at close), a chain of such holds still runs through.
-    const conn = connect();
-    conns.push(conn);
-    const never: Clock = { ...realClock, afterIo() {} };
-    const backend = createRedisBackend(conn, "lock:", 60_000, `hurry-${process.pid}`);
-    const locks = createLocksWithBackend(backend, QUIET, { clock: never, random: Math.random });
+    const { locks } = locksHurriedOnly("hurry");
     const res = uniq("hurry");
     const order: number[] = [];
     await Promise.all(
@@ -151,11 +156,7 @@ describe("a local handoff granted early", () => {
   it("a fencedRead of a hold granted early reads under the lock: it waits for the release that grants it", async () => {
     // Redis names the new holder only once that release runs; put off until the I/O that follows, it would run
     // after this very read, which then found the old owner (the API's order path reported its lock lost).
-    const conn = connect();
-    conns.push(conn);
-    const never: Clock = { ...realClock, afterIo() {} };
-    const backend = createRedisBackend(conn, "lock:", 60_000, `fenced-${process.pid}`);
-    const locks = createLocksWithBackend(backend, QUIET, { clock: never, random: Math.random });
+    const { conn, locks } = locksHurriedOnly("fenced");
     const res = uniq("fenced-early");
     const { held, waiting } = await holderAndWaiter(locks, res);
     let answered = false;
@@ -174,11 +175,7 @@ describe("a local handoff granted early", () => {
   });
 
   it("sends it at once as well when the new holder re-enters (the re-entry waits for its answer)", async () => {
-    const conn = connect();
-    conns.push(conn);
-    const never: Clock = { ...realClock, afterIo() {} };
-    const backend = createRedisBackend(conn, "lock:", 60_000, `hurry-re-${process.pid}`);
-    const locks = createLocksWithBackend(backend, QUIET, { clock: never, random: Math.random });
+    const { locks } = locksHurriedOnly("hurry-re");
     const res = uniq("hurry-reenter");
     const { held, waiting } = await holderAndWaiter(locks, res);
     const releasing = held.release();
