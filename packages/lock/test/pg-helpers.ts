@@ -11,9 +11,12 @@ declare module "vitest" {
 
 export const TABLE = "lockyard_test_locks";
 
-/** A small pool: many concurrent acquirers must queue on it, not open a connection each. */
-export async function pgPool(max = 4): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: inject("pgUrl"), max });
+/**
+ * A small pool: many concurrent acquirers must queue on it, not open a connection each. `applicationName` names
+ * its sessions in pg_stat_activity, so a test can count or end its own and no other test's.
+ */
+export async function pgPool(max = 4, applicationName?: string): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: inject("pgUrl"), max, application_name: applicationName });
   // Idle clients report a server going away here; unheard, it would crash the test process.
   pool.on("error", () => {});
   await migratePgLocks(pool, { table: TABLE });

@@ -1,13 +1,13 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
-import { PG_CHANNEL } from "../../src/pg.js";
+import type { Locks } from "../../src/index.js";
+import { PG_CHANNEL, type PgLocksOptions } from "../../src/pg.js";
 import { sleep, uniq } from "../helpers.js";
 import { makePgLocks, pgPool, pgPoolThrough } from "../pg-helpers.js";
 
 let pool: pg.Pool;
 let spy: pg.Client;
-let spyPid: number;
 const heard: string[] = [];
 beforeAll(async () => {
   pool = await pgPool();
@@ -15,11 +15,22 @@ beforeAll(async () => {
   await spy.connect();
   spy.on("notification", (m) => heard.push(m.payload ?? ""));
   await spy.query(`LISTEN ${PG_CHANNEL}`);
-  spyPid = (await spy.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
 });
 afterAll(async () => {
   await spy.end();
   await pool.end();
+});
+
+// Every Locks a test made is closed after it, passed or failed: one left open keeps its LISTEN session and pool
+// connections, which a later test would count as its own and the pool's end would wait for.
+const opened: Locks[] = [];
+function locksOn(p: pg.Pool, opts: Partial<PgLocksOptions> = {}) {
+  const made = makePgLocks(p, opts);
+  opened.push(made.locks);
+  return made;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
 });
 
 // Fallback retries every 10 s at most: a wake-up within a second can only be the NOTIFY.
@@ -27,8 +38,8 @@ const patient = { retry: { maxMs: 10_000, minMs: 10_000 }, waitMs: 5_000 };
 
 describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   it("NOTIFY wakes a waiter of another Locks instance long before its fallback timer", async () => {
-    const a = makePgLocks(pool);
-    const b = makePgLocks(pool, patient);
+    const a = locksOn(pool);
+    const b = locksOn(pool, patient);
     const r = uniq("wake");
     const ha = await a.locks.acquire(r);
     const waiting = b.locks.acquire(r);
@@ -45,8 +56,8 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   });
 
   it("an uncontended release notifies nobody; a contended one notifies once", async () => {
-    const { locks } = makePgLocks(pool);
-    const other = makePgLocks(pool, patient).locks;
+    const { locks } = locksOn(pool);
+    const other = locksOn(pool, patient).locks;
     const r = uniq("quiet");
     await (await locks.acquire(r)).release();
     const h = await locks.acquire(r);
@@ -64,19 +75,20 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   });
 
   it("one LISTEN connection per Locks, given back to the pool on close", async () => {
-    const own = await pgPool(3);
-    const { locks } = makePgLocks(own, patient);
-    const holder = makePgLocks(pool).locks;
+    const name = uniq("one-listen");
+    const own = await pgPool(3, name);
+    const { locks } = locksOn(own, patient);
+    const holder = locksOn(pool).locks;
     const rs = [uniq("one"), uniq("one"), uniq("one")];
     const held = await Promise.all(rs.map((r) => holder.acquire(r)));
     const waits = rs.flatMap((r) => [locks.acquire(r), locks.acquire(r)]);
     await sleep(300);
     const listening = async () =>
       (
-        await pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1 AND pid <> $2", [
-          `LISTEN ${PG_CHANNEL}`,
-          spyPid,
-        ])
+        await pool.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1 AND application_name = $2",
+          [`LISTEN ${PG_CHANNEL}`, name],
+        )
       ).rows[0].n as number;
     expect(await listening()).toBe(1);
     await Promise.all(held.map((h) => h.release()));
@@ -89,15 +101,17 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   });
 
   it("the LISTEN connection killed: it is re-made and the waiter still wakes on release", async () => {
-    const a = makePgLocks(pool);
-    const b = makePgLocks(pool, patient);
+    const name = uniq("relisten-b");
+    const own = await pgPool(4, name);
+    const a = locksOn(pool);
+    const b = locksOn(own, patient);
     const r = uniq("relisten");
     const ha = await a.locks.acquire(r);
     const waiting = b.locks.acquire(r);
     await sleep(200);
     const { rows } = await pool.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND pid <> $2",
-      [`LISTEN ${PG_CHANNEL}`, spyPid],
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND application_name = $2",
+      [`LISTEN ${PG_CHANNEL}`, name],
     );
     expect(rows).toHaveLength(1);
     await sleep(1_000);
@@ -107,14 +121,15 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
     expect(performance.now() - releasedAt).toBeLessThan(1_000);
     await hb.release();
     await Promise.all([a.locks.close(), b.locks.close()]);
+    await own.end();
   });
 
   for (const when of ["before-server", "after-server"] as const) {
     it(`the LISTEN connection killed while LISTEN is on its way (${when}): the waiter still wakes on release`, async () => {
       const cutter = await startReplyCutter(inject("pgUrl"));
       const through = await pgPoolThrough(cutter);
-      const a = makePgLocks(pool);
-      const b = makePgLocks(through, patient);
+      const a = locksOn(pool);
+      const b = locksOn(through, patient);
       const r = uniq("listen-cut");
       try {
         const ha = await a.locks.acquire(r);
