@@ -25,12 +25,13 @@ export class NodeWatch {
     const db = node.options.db ?? 0;
     this.channelPrefix = `__keyspace@${db}__:`;
     // Its own connection: a subscribed connection can run nothing else. The offline queue holds the PSUBSCRIBE
-    // until the connection is up; ioredis re-subscribes by itself after a reconnect.
+    // until the connection is up. It subscribes again after a reconnect itself: ioredis's own re-subscribe leaves
+    // its promise unhandled, and a stop() before its answer would end the process ("Connection is closed.").
     this.conn = node.duplicate({
       connectionName: name,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
-      autoResubscribe: true,
+      autoResubscribe: false,
       lazyConnect: true,
     });
     this.conn.on("error", () => {}); // reconnects by itself; the main connection logs Redis being down
@@ -38,7 +39,11 @@ export class NodeWatch {
       onKey(channel.slice(this.channelPrefix.length), event);
     });
     this.conn.on("ready", () => {
-      if (this.connected) onReconnect();
+      if (this.connected) {
+        // Failed, the connection dropped again: it subscribes on its next ready.
+        this.conn.psubscribe(this.pattern).catch(() => {});
+        onReconnect();
+      }
       this.connected = true;
     });
     this.pattern = `${this.channelPrefix}${globPrefix(prefix)}`;

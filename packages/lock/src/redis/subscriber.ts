@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
 import { handoffChannel, releaseChannel, resourceOfChannel } from "../resource.js";
+import { resubscribeOnReconnect, SUBSCRIBER_OPTIONS, type SubscribedChannels } from "./resubscribe.js";
 import type { RedisClient } from "./scripts/index.js";
 import { whenReady } from "./when-ready.js";
 
@@ -23,8 +24,10 @@ export function createRedisSubscriber(
     return instanceId === undefined ? [ch] : [ch, handoffChannel(ch, instanceId)];
   };
   let conn: Redis | Cluster | undefined;
-  // A Cluster's sharded subscribers connect per shard on their own; only a plain connection waits (when-ready.ts).
+  // A Cluster's sharded subscribers connect per shard on their own; only a plain connection waits (when-ready.ts)
+  // and re-subscribes after a reconnect (resubscribe.ts); ioredis's sharded subscribers re-subscribe themselves.
   let ready: () => Promise<void> = () => Promise.resolve();
+  let subscribed: SubscribedChannels | undefined;
   const onMessage = (channel: string, message: string) => {
     // The channel of this prefix only (see resource.ts), decoded back to the name as given.
     const handoff = suffix !== undefined && channel.endsWith(suffix);
@@ -35,34 +38,31 @@ export function createRedisSubscriber(
   };
   const connection = (): Redis | Cluster => {
     if (conn) return conn;
-    conn = sharded
-      ? (redis as Cluster).duplicate([], { shardedSubscribers: true })
-      : // The subscriber must queue SUBSCRIBE until it connects, even when the caller's client
-        // fails fast (enableOfflineQueue: false); otherwise waiters silently fall back to polling.
-        // Nor may it inherit the caller's maxRetriesPerRequest: a SUBSCRIBE queued while it reconnects
-        // would be flushed with an error after that many reconnects, and the resource would go unheard.
-        (redis as Redis).duplicate({
-          lazyConnect: false,
-          enableOfflineQueue: true,
-          maxRetriesPerRequest: null,
-        });
+    if (sharded) {
+      conn = (redis as Cluster).duplicate([], { shardedSubscribers: true });
+      conn.on("smessage", onMessage);
+      // A release published while a shard's subscriber was down was missed: every waiting head looks again.
+      let readyBefore = false;
+      conn.on("ready", () => {
+        if (readyBefore) onResubscribed();
+        readyBefore = true;
+      });
+    } else {
+      const plain = (redis as Redis).duplicate(SUBSCRIBER_OPTIONS);
+      plain.on("message", onMessage);
+      subscribed = resubscribeOnReconnect(plain, onResubscribed);
+      ready = whenReady(plain);
+      conn = plain;
+    }
     // Errors surface on the waiters as fallback polling; the connection reconnects by itself.
     conn.on("error", () => {});
-    // ioredis re-subscribes on reconnect, but a release published while the connection was down is lost:
-    // every waiting head must look again once the subscriber is back.
-    let readyBefore = false;
-    conn.on("ready", () => {
-      if (readyBefore) onResubscribed();
-      readyBefore = true;
-    });
-    conn.on(sharded ? "smessage" : "message", onMessage);
-    if (!sharded) ready = whenReady(conn as Redis);
     return conn;
   };
   return {
     async subscribe(resource) {
       const c = connection();
       const chs = channelsOf(resource);
+      subscribed?.add(chs);
       await ready();
       await (sharded ? c.ssubscribe(...chs) : c.subscribe(...chs));
     },
@@ -70,6 +70,7 @@ export function createRedisSubscriber(
       const c = conn;
       if (!c) return;
       const chs = channelsOf(resource);
+      subscribed?.delete(chs);
       // After any SUBSCRIBE still waiting for the connection (same promise, so in order).
       ready()
         .then(() => (sharded ? c.sunsubscribe(...chs) : c.unsubscribe(...chs)))

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
 import type { Clock } from "../core/clock.js";
+import { resubscribeOnReconnect, SUBSCRIBER_OPTIONS, type SubscribedChannels } from "../redis/resubscribe.js";
 import { whenReady } from "../redis/when-ready.js";
 import { releaseChannel, resourceOfChannel } from "../resource.js";
 
@@ -27,7 +28,7 @@ export function createRedlockSubscriber(
   onRelease: (resource: string) => void,
   onResubscribed: () => void = () => {},
 ): ReleaseSubscriber {
-  let conns: { conn: Redis; ready: () => Promise<void> }[] | undefined;
+  let conns: { conn: Redis; ready: () => Promise<void>; subscribed: SubscribedChannels }[] | undefined;
   const onMessage = (channel: string) => {
     const resource = resourceOfChannel(prefix, channel);
     if (resource !== null) onRelease(resource);
@@ -35,18 +36,14 @@ export function createRedlockSubscriber(
   const connections = () => {
     conns ??= clients.map((c) => {
       // Queue SUBSCRIBE until connected even when the node's client fails fast, and keep it queued for as
-      // long as the node is down (no retry limit): ioredis re-subscribes only channels a node confirmed,
-      // so a SUBSCRIBE dropped while the node was down would leave its waiters deaf to that node for good.
-      const s = c.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: null });
+      // long as the node is down (no retry limit): a SUBSCRIBE dropped while the node was down would leave its
+      // waiters deaf to that node for good (SUBSCRIBER_OPTIONS).
+      const s = c.duplicate(SUBSCRIBER_OPTIONS);
       s.on("error", () => {});
       s.on("message", onMessage);
       // A release published on this node while its subscriber was away was missed: waiting heads look again.
-      let readyBefore = false;
-      s.on("ready", () => {
-        if (readyBefore) onResubscribed();
-        readyBefore = true;
-      });
-      return { conn: s, ready: whenReady(s) };
+      const subscribed = resubscribeOnReconnect(s, onResubscribed);
+      return { conn: s, ready: whenReady(s), subscribed };
     });
     return conns;
   };
@@ -63,7 +60,8 @@ export function createRedlockSubscriber(
           resolve();
         };
         const timer = clock.setTimer(done, SUBSCRIBE_WAIT_MS);
-        for (const { conn, ready } of all) {
+        for (const { conn, ready, subscribed } of all) {
+          subscribed.add([ch]);
           ready()
             .then(() => conn.subscribe(ch))
             .then(
@@ -87,10 +85,12 @@ export function createRedlockSubscriber(
     unsubscribe(resource) {
       if (!conns) return;
       const ch = releaseChannel(resource, prefix);
-      for (const { conn, ready } of conns)
+      for (const { conn, ready, subscribed } of conns) {
+        subscribed.delete([ch]);
         ready()
           .then(() => conn.unsubscribe(ch))
           .catch(() => {});
+      }
     },
     async close() {
       const cs = conns;

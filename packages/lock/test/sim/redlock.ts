@@ -84,7 +84,10 @@ export class SimNodeClient {
   }
 }
 
-/** A subscriber connection to one node: channels survive reconnects, messages sent while down are lost. */
+/**
+ * A subscriber connection to one node, as the library makes it (autoResubscribe off): a reconnect forgets its
+ * channels until the library subscribes them again on "ready"; messages sent meanwhile are lost.
+ */
 export class SimNodeSubscriber {
   up = true;
   closed = false;
@@ -135,22 +138,22 @@ export class SimNodeSubscriber {
     for (const fn of this.listeners.get(event) ?? []) fn(...args);
   }
 
-  subscribe(channel: string): Promise<number> {
+  subscribe(...channels: string[]): Promise<number> {
     return new Promise((resolve, reject) => {
       this.world.after(
         this.world.rng.int(...this.faults.delayMs) * 2,
         () => {
           if (this.closed) return;
           if (!this.up) return reject(closedError());
-          this.channels.add(channel);
-          resolve(1);
+          for (const ch of channels) this.channels.add(ch);
+          resolve(this.channels.size);
         },
         this.proc,
       );
     });
   }
-  unsubscribe(channel: string): Promise<number> {
-    this.channels.delete(channel);
+  unsubscribe(...channels: string[]): Promise<number> {
+    for (const ch of channels) this.channels.delete(ch);
     return Promise.resolve(0);
   }
   disconnect(): void {
@@ -175,6 +178,7 @@ export class SimNodeSubscriber {
     if (this.closed) return;
     this.up = false;
     this.status = "reconnecting";
+    this.channels.clear();
     this.world.log(`${this.proc.name} subscriber to n${this.index} killed`);
     this.world.after(
       this.world.rng.int(...this.faults.reconnectMs),

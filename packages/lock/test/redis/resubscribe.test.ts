@@ -1,0 +1,114 @@
+// A subscriber connection that drops is subscribed again on reconnect by the library (redis/resubscribe.ts),
+// not by ioredis: ioredis's own re-SUBSCRIBE leaves its promise unhandled, so a Locks closed while its
+// subscriber reconnected could end the process ("Connection is closed.", CI red at a724a76 under ioredis 5).
+// Each subscriber talks through a reply cutter: `cut()` drops its connection alone, and holding replies keeps
+// the re-SUBSCRIBE unanswered when close() comes.
+import type { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
+import type { ReleaseSubscriber } from "../../src/core/backend.js";
+import { realClock } from "../../src/core/clock.js";
+import { releaseChannel } from "../../src/index.js";
+import { createRedisSubscriber } from "../../src/redis/subscriber.js";
+import { createRedlockSubscriber } from "../../src/redlock/subscriber.js";
+import { connect, connectThrough, sleep, uniq } from "../helpers.js";
+
+let admin: Redis;
+beforeAll(() => {
+  admin = connect();
+});
+afterAll(() => admin.disconnect());
+
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeAll(() => {
+  process.on("unhandledRejection", onUnhandled);
+});
+afterAll(() => {
+  process.off("unhandledRejection", onUnhandled);
+});
+
+const cleanup: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+const subscribers = async (channel: string) =>
+  Number(((await admin.pubsub("NUMSUB", channel)) as unknown[])[1]);
+
+type MakeSubscriber = (
+  client: Redis,
+  onRelease: (r: string) => void,
+  onResubscribed: () => void,
+) => ReleaseSubscriber;
+const kinds: [string, MakeSubscriber][] = [
+  [
+    "a Locks' subscriber",
+    (c, onRelease, again) => createRedisSubscriber(c, false, "lock:", onRelease, again),
+  ],
+  [
+    "a Redlock's subscriber (one node)",
+    (c, onRelease, again) => createRedlockSubscriber(realClock, [c], 1, "lock:", onRelease, again),
+  ],
+];
+
+async function throughCutter() {
+  const cutter = await startReplyCutter(inject("redisUrl"));
+  const client = await connectThrough(cutter.url);
+  cleanup.push(
+    () => cutter.close(),
+    () => client.disconnect(),
+  );
+  return { cutter, client };
+}
+
+describe.each(kinds)("%s after its connection drops", (_, make) => {
+  it("is on every channel it was on, and on none it left, and hears releases on them", async () => {
+    const { cutter, client } = await throughCutter();
+    const heard: string[] = [];
+    let reconnects = 0;
+    const sub = make(
+      client,
+      (r) => heard.push(r),
+      () => reconnects++,
+    );
+    cleanup.push(() => sub.close());
+    const [kept, left] = [uniq("kept"), uniq("left")];
+    await sub.subscribe(kept);
+    await sub.subscribe(left);
+    sub.unsubscribe(left);
+    await vi.waitFor(async () => expect(await subscribers(releaseChannel(left))).toBe(0), { interval: 10 });
+
+    cutter.cut();
+    await vi.waitFor(() => expect(reconnects).toBe(1), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(async () => expect(await subscribers(releaseChannel(kept))).toBe(1), { interval: 10 });
+    expect(await subscribers(releaseChannel(left))).toBe(0);
+    await admin.publish(releaseChannel(kept), "x");
+    await vi.waitFor(() => expect(heard).toEqual([kept]), { interval: 10 });
+  });
+
+  it("closed while its re-SUBSCRIBE is unanswered: no unhandled rejection", async () => {
+    const { cutter, client } = await throughCutter();
+    let closed!: () => void;
+    const closing = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const sub = make(
+      client,
+      () => {},
+      () => {
+        // Reconnected, its channels sent again: their answer is held, and close() comes first.
+        cutter.holdReplies();
+        void sub.close().then(closed);
+      },
+    );
+    cleanup.push(() => sub.close());
+    await sub.subscribe(uniq("closing"));
+    const before = unhandled.length;
+    cutter.cut();
+    await closing;
+    // The connection's close has come and gone: a rejection left unhandled is reported by now.
+    await sleep(200);
+    expect(unhandled.slice(before)).toEqual([]);
+  });
+});
