@@ -64,6 +64,11 @@ function locksHurriedOnly(name: string) {
   return { conn, locks: createLocksWithBackend(backend, QUIET, { clock: never, random: Math.random }) };
 }
 
+/** `p`'s value, or "still waiting" after `ms`: a hang fails the test at once, not at its timeout. */
+function within<T>(p: Promise<T>, ms: number): Promise<T | "still waiting"> {
+  return Promise.race([p, sleep(ms).then(() => "still waiting" as const)]);
+}
+
 /** The holder's release is held in Redis for `ms`; resolves to whether it had been answered. */
 async function pauseWrites(ms: number): Promise<void> {
   await side.call("client", "pause", String(ms), "WRITE");
@@ -172,6 +177,51 @@ describe("a local handoff granted early", () => {
     expect(await releasing).toBe("released");
     await next.release();
     await locks.close();
+  });
+
+  it("close() while that release is put off sends it: a fencedRead of the new hold then reads under the lock", async () => {
+    const { conn, locks } = locksHurriedOnly("fenced-close");
+    const res = uniq("fenced-close");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+    const releasing = held.release();
+    const next = await waiting;
+    await locks.close();
+    // Dropped by close() instead of sent, the release would leave the read waiting for an answer forever.
+    const keys = { key: next.key, fence: fenceKey(res), owner: next.owner };
+    const read = fencedRead(`stock:{${res}}`, ["qty"])(conn, keys) as Promise<FencedReadResult>;
+    expect(await within(read, 5_000)).toMatchObject({ state: "held" });
+    expect(await releasing).toBe("released");
+  });
+
+  it("a fencedRead waiting for that release ends when its answer is lost, and reads what Redis then says", async () => {
+    const cutter = await startReplyCutter(inject("redisUrl"));
+    const conn = await connectThrough(cutter.url);
+    conns.push(conn);
+    const { locks } = makeLocks(conn, QUIET);
+    const res = uniq("fenced-unanswered");
+    const { held, waiting } = await holderAndWaiter(locks, res);
+    cutter.holdReplies();
+    const releasing = held.release().then(
+      (r) => r,
+      (e: unknown) => e,
+    );
+    const next = await waiting;
+    const keys = { key: next.key, fence: fenceKey(res), owner: next.owner };
+    const reading = (fencedRead(`stock:{${res}}`, ["qty"])(conn, keys) as Promise<FencedReadResult>).then(
+      (r) => r.state,
+      (e: unknown) => e,
+    );
+    await vi.waitFor(async () => expect(await side.hget(`lock:{${res}}`, next.owner)).toBe("1"), {
+      interval: 10,
+    });
+    cutter.cut();
+    expect(await releasing).toBeInstanceOf(Error);
+    // The grant reads as refused (the hold is lost); the read goes ahead on the reconnected client, and finds
+    // the owner Redis named, or not once the lost hold's lock was passed on. Either way it ends.
+    expect(["held", "not-holder"]).toContain(await within(reading, 5_000));
+    await next.release().catch(() => {});
+    await locks.close();
+    await cutter.close();
   });
 
   it("sends it at once as well when the new holder re-enters (the re-entry waits for its answer)", async () => {

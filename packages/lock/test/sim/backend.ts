@@ -9,6 +9,7 @@ import type {
   ReleaseSubscriber,
   WriteFn,
 } from "../../src/core/backend.js";
+import { namedInStore } from "../../src/core/early.js";
 import type { RedisClient } from "../../src/redis/scripts/index.js";
 import type { HandoffArgs, ModelRedis } from "./model.js";
 import type { SimProcess, World } from "./world.js";
@@ -236,7 +237,10 @@ export function createSimBackend(opts: {
   subscribers: Set<SimSubscriber>;
   /** As Config.queueLeaseMs of the Locks over it. */
   queueLeaseMs: number;
-}): LockBackend & { subscriber(): SimSubscriber | undefined } {
+}): LockBackend & {
+  subscriber(): SimSubscriber | undefined;
+  ownersRead(key: string, owner: string): Promise<string[]>;
+} {
   const { world, proc, conn, redis, faults, subscribers, queueLeaseMs } = opts;
   const queueOf = (resource: string) => ({
     q: `queue:${resource}`,
@@ -443,6 +447,15 @@ export function createSimBackend(opts: {
     },
     async close() {},
     subscriber: () => sub,
+    /**
+     * A read of the lock's owners sent as the library's `fencedRead` sends its own (redis/fenced.ts): after the
+     * release that grants an early hold has been answered. Resolves to the owners Redis named when it ran.
+     */
+    async ownersRead(key, owner) {
+      await namedInStore(key, owner);
+      const [r] = await conn.send<[Settled]>([() => redis().owners(key)], `read owners ${key} for ${owner}`);
+      return unwrap<string[]>(r);
+    },
   };
 }
 

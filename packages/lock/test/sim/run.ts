@@ -93,6 +93,8 @@ interface Proc {
   pausedTotal: number;
   handles: Set<LockHandle>;
   subscriber(): { kill(): void; readonly closed: boolean } | undefined;
+  /** The single-Redis store's read of a lock's owners, sent as fencedRead sends one (backend.ts). */
+  ownersRead?: (key: string, owner: string) => Promise<string[]>;
 }
 
 /** Runs one seed; never throws: a broken invariant is the result. */
@@ -122,6 +124,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   // Redlock: independent nodes, each a model of its own; the stock (not used with Redlock: no tokens) and
   // everything else stay on `redis`. Drawn from a stream of its own.
   const redlockRng = new Rng((seed * 2_654_435 + 7) >>> 0);
+  // Its own stream, drawn only with --extra: a seed without it runs as before.
+  const readRng = new Rng((seed * 48_271 + 13) >>> 0);
   const nodeCount = opts.redlock ? (redlockRng.chance(0.5) ? 3 : 5) : 0;
   const quorum = Math.floor(nodeCount / 2) + 1;
   const nodes = Array.from({ length: nodeCount }, () => new ModelRedis(() => world.now));
@@ -157,6 +161,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     let backend: LockBackend;
     let conn: { kill(): void };
     let subscriber: Proc["subscriber"];
+    let ownersRead: Proc["ownersRead"];
     if (nodeCount > 0) {
       const conns = nodes.map((_, j) => new SimConnection(world, sim, faults, () => afterNode(j), true));
       const mine = new Set<SimNodeSubscriber>();
@@ -201,6 +206,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       backend = b;
       conn = c;
       subscriber = b.subscriber;
+      ownersRead = b.ownersRead;
     }
     const locks = createLocksWithBackend(
       backend,
@@ -216,7 +222,16 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       },
       { clock: sim.clock, random: () => rng.next() },
     );
-    procs.push({ sim, conn, locks, closed: false, pausedTotal: 0, handles: new Set(), subscriber });
+    procs.push({
+      sim,
+      conn,
+      locks,
+      closed: false,
+      pausedTotal: 0,
+      handles: new Set(),
+      subscriber,
+      ownersRead,
+    });
   }
   redis.hset(STOCK, "qty", String(INITIAL_STOCK));
 
@@ -459,6 +474,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         );
         if (p.closed) fail(`${p.sim.name}: acquire returned a handle after close()`);
         keep(p, h);
+        if (opts.extra && p.ownersRead && readRng.chance(0.5)) await readUnder(p, p.ownersRead, h);
         // With Redlock, explicit-owner re-entry only under --extra: its per-node counts can drift apart (README).
         if (rng.chance(0.3) && !(nodeCount > 0 && !opts.extra)) {
           const again = await p.locks.acquire(resource, { owner: h.owner, waitMs: 0 });
@@ -529,6 +545,21 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
           `${p.sim.name}: an acquire after close() failed with ${(err as Error).name}, not LocksClosedError`,
         );
     }
+  }
+
+  /**
+   * A read right after acquire, sent as fencedRead sends its own (the API reads its stock so): Redis must name
+   * the hold's owner when it runs, unless the hold was lost before its answer came, or its key (or the key of
+   * the hold that granted it early) vanished. An early grant's release put off past such a read found the old
+   * owner (fixed in fencedRead, 2026-12-04).
+   */
+  async function readUnder(p: Proc, read: NonNullable<Proc["ownersRead"]>, h: LockHandle): Promise<void> {
+    if (!h.isHeld()) return;
+    const owners = await read(h.key, h.owner).catch(() => undefined);
+    if (owners && !owners.includes(h.owner) && h.isHeld() && !isTainted(h) && !p.closed)
+      fail(
+        `${p.sim.name}: a read under ${h.owner}'s hold of ${h.resource} found Redis naming ${JSON.stringify(owners)}`,
+      );
   }
 
   /** A repeating check on the process's clock; returns its stop function. */
