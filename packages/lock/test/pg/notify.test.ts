@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
 import type { Locks } from "../../src/index.js";
 import { PG_CHANNEL, type PgLocksOptions } from "../../src/pg.js";
@@ -33,17 +33,34 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
 });
 
+/** The LISTEN sessions of the pool named `applicationName`. */
+async function listenSessions(applicationName: string): Promise<number> {
+  const { rows } = await pool.query(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1 AND application_name = $2",
+    [`LISTEN ${PG_CHANNEL}`, applicationName],
+  );
+  return rows[0].n as number;
+}
+
 // Fallback retries every 10 s at most: a wake-up within a second can only be the NOTIFY.
 const patient = { retry: { maxMs: 10_000, minMs: 10_000 }, waitMs: 5_000 };
 
 describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   it("NOTIFY wakes a waiter of another Locks instance long before its fallback timer", async () => {
+    const name = uniq("wake-b");
+    const own = await pgPool(4, name);
     const a = locksOn(pool);
-    const b = locksOn(pool, patient);
+    const b = locksOn(own, patient);
     const r = uniq("wake");
     const ha = await a.locks.acquire(r);
     const waiting = b.locks.acquire(r);
-    await sleep(300);
+    // Released only once the waiter listens and has looked again (right after LISTEN): else that look, not the
+    // NOTIFY, would take the lock. A fixed sleep was too short on a loaded machine (CI, 2026-12-03).
+    await vi.waitFor(async () => expect(await listenSessions(name)).toBe(1), {
+      timeout: 5_000,
+      interval: 20,
+    });
+    await sleep(200);
     const releasedAt = performance.now();
     expect(await ha.release()).toBe("released");
     const hb = await waiting;
@@ -53,6 +70,7 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
     expect(heard).toContain(r);
     await hb.release();
     await Promise.all([a.locks.close(), b.locks.close()]);
+    await own.end();
   });
 
   it("an uncontended release notifies nobody; a contended one notifies once", async () => {
@@ -83,13 +101,7 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
     const held = await Promise.all(rs.map((r) => holder.acquire(r)));
     const waits = rs.flatMap((r) => [locks.acquire(r), locks.acquire(r)]);
     await sleep(300);
-    const listening = async () =>
-      (
-        await pool.query(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1 AND application_name = $2",
-          [`LISTEN ${PG_CHANNEL}`, name],
-        )
-      ).rows[0].n as number;
+    const listening = () => listenSessions(name);
     expect(await listening()).toBe(1);
     await Promise.all(held.map((h) => h.release()));
     for (const w of waits) await (await w).release();
