@@ -154,7 +154,7 @@ export interface SimRedis {
   fencedWrite(key: string, token: number, delta: number): Promise<[number, number]>;
 }
 
-/** The subscriber of one process: subscriptions survive reconnects (ioredis re-subscribes), messages sent while it is down are lost. */
+/** The subscriber of one process: subscriptions survive reconnects (the library subscribes again on ready, redis/resubscribe.ts), messages sent while it is down are lost. */
 export class SimSubscriber implements ReleaseSubscriber {
   up = true;
   readonly channels = new Set<string>();
