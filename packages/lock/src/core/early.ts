@@ -49,8 +49,9 @@ export class EarlyGrant {
 
 /**
  * Early grants whose releases are not answered yet, by lock key and new owner, for every Locks of this process.
- * Redis names the new owner only once that release runs, so a check of that owner in Redis (fencedRead) must
- * wait for it; a fencedRead is given the lock's key and owner, not its Locks.
+ * Redis names the new owner only once that release runs, so what checks that owner in Redis must wait for it:
+ * a re-entry (LocksCore) and a fencedRead, which is given the lock's key and owner, not its Locks. Owner names
+ * carry 128 random bits, so no two Locks share an entry unless a caller passes one Locks' owner to another.
  */
 const unanswered = new Map<string, EarlyGrant>();
 
@@ -64,11 +65,24 @@ export function trackUntilAnswered(key: string, owner: string, grant: EarlyGrant
 }
 
 /**
+ * Drops every tracked grant: for the deterministic simulation, whose seeds run one after another in one process
+ * and may end with a release never answered (its world simply stops). Its entry would keep that world alive.
+ */
+export function forgetUnansweredGrants(): void {
+  unanswered.clear();
+}
+
+/** The early grant of `key` to `owner` whose release is not answered yet, if any. */
+export function unansweredGrant(key: string, owner: string): EarlyGrant | undefined {
+  return unanswered.get(`${key}\n${owner}`);
+}
+
+/**
  * Resolves once Redis names `owner` in `key` as far as an early grant goes: at once unless a grant to it is
  * unanswered, else when its release (sent now if put off) is answered, whichever way.
  */
 export async function namedInStore(key: string, owner: string): Promise<void> {
-  const grant = unanswered.get(`${key}\n${owner}`);
+  const grant = unansweredGrant(key, owner);
   if (!grant) return;
   grant.hurry();
   await grant.answer;

@@ -19,7 +19,7 @@ import {
 import type { LockBackend, ReadsFn, ReleaseReply } from "./backend.js";
 import { claimedUntil, type HandedMessage, parseHanded } from "./by-message.js";
 import { Deadlines } from "./deadlines.js";
-import { awaitAnswer, EARLY_MIN_MS, EarlyGrant, trackUntilAnswered } from "./early.js";
+import { awaitAnswer, EARLY_MIN_MS, EarlyGrant, trackUntilAnswered, unansweredGrant } from "./early.js";
 import { Handle, type HandleHost } from "./handle.js";
 import { type LateHandle, LateReleases } from "./late-release.js";
 import { type Named, nextWaiterOf } from "./named.js";
@@ -57,12 +57,6 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
    * release, the only one that asks.
    */
   private readonly openReentries = new Map<string, number>();
-  /**
-   * key + owner → the early grant of that owner whose release is not answered yet. A re-entry waits for the
-   * answer: sent in the same tick it could reach the store before that release (another batch) and be refused
-   * by the hold it re-enters. (Per Locks; early.ts keeps the process-wide index fencedRead looks in.)
-   */
-  private readonly grantedEarly = new Map<string, EarlyGrant>();
   /** Store calls put off until after the I/O that follows (sendAfterIo); close() makes them at once. */
   private readonly afterIoCalls = new Set<() => void>();
 
@@ -366,9 +360,6 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (!named.g.grant(named.w, { token: early.token, reads: undefined, sentAt: named.sentAt, early }))
       return false;
     named.early = early;
-    const id = `${h.key}\n${named.w.req.owner}`;
-    this.grantedEarly.set(id, early);
-    void early.answer.then(() => this.grantedEarly.delete(id));
     trackUntilAnswered(h.key, named.w.req.owner, early);
     return true;
   }
@@ -594,7 +585,9 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (!bypass) return acquireLoop(this, request);
     const id = `${key}\n${request.owner}`;
     this.reentering.set(id, (this.reentering.get(id) ?? 0) + 1);
-    const grant = this.grantedEarly.get(id);
+    // A re-entry of an owner granted early waits for the release that grants it: sent in the same tick it could
+    // reach the store before that release (another batch) and be refused by the hold it re-enters.
+    const grant = unansweredGrant(key, request.owner);
     const run = grant ? this.reenterAfter(grant, request) : acquireLoop(this, request);
     return run.finally(() => {
       const n = this.reentering.get(id)! - 1;

@@ -84,6 +84,26 @@ async function holderAndWaiter(locks: Locks, res: string) {
   return { held, waiting };
 }
 
+/**
+ * A holder and its waiter on a client through a reply cutter; the holder releases with replies held, so the
+ * waiter starts early and the release's answer (a Promise of the result or the error) is still to come.
+ */
+async function releaseUnanswered(name: string) {
+  const cutter = await startReplyCutter(inject("redisUrl"));
+  const conn = await connectThrough(cutter.url);
+  conns.push(conn);
+  const { locks } = makeLocks(conn, QUIET);
+  const res = uniq(name);
+  const { held, waiting } = await holderAndWaiter(locks, res);
+  cutter.holdReplies();
+  const releasing = held.release().then(
+    (r) => r,
+    (e: unknown) => e,
+  );
+  const next = await waiting;
+  return { cutter, conn, locks, res, next, releasing };
+}
+
 describe("a local handoff granted early", () => {
   it("starts the next waiter as the release is sent, with the releasing token + 1, held in Redis once it runs", async () => {
     const { locks, events } = locksOf();
@@ -194,18 +214,7 @@ describe("a local handoff granted early", () => {
   });
 
   it("a fencedRead waiting for that release ends when its answer is lost, and reads what Redis then says", async () => {
-    const cutter = await startReplyCutter(inject("redisUrl"));
-    const conn = await connectThrough(cutter.url);
-    conns.push(conn);
-    const { locks } = makeLocks(conn, QUIET);
-    const res = uniq("fenced-unanswered");
-    const { held, waiting } = await holderAndWaiter(locks, res);
-    cutter.holdReplies();
-    const releasing = held.release().then(
-      (r) => r,
-      (e: unknown) => e,
-    );
-    const next = await waiting;
+    const { cutter, conn, locks, res, next, releasing } = await releaseUnanswered("fenced-unanswered");
     const keys = { key: next.key, fence: fenceKey(res), owner: next.owner };
     const reading = (fencedRead(`stock:{${res}}`, ["qty"])(conn, keys) as Promise<FencedReadResult>).then(
       (r) => r.state,
@@ -292,19 +301,7 @@ describe("a local handoff granted early", () => {
   });
 
   it("is lost (handoff-refused) when the release's answer is lost, and the lock does not stay held by nobody", async () => {
-    const cutter = await startReplyCutter(inject("redisUrl"));
-    const conn = await connectThrough(cutter.url);
-    conns.push(conn);
-    const { locks } = makeLocks(conn, QUIET);
-    const res = uniq("unanswered");
-    const { held, waiting } = await holderAndWaiter(locks, res);
-
-    cutter.holdReplies();
-    const releasing = held.release().then(
-      (r) => r,
-      (e: unknown) => e,
-    );
-    const next = await waiting;
+    const { cutter, locks, res, next, releasing } = await releaseUnanswered("unanswered");
     // The release ran (Redis granted the waiter), but its answer never comes back.
     await vi.waitFor(async () => expect(await side.hget(`lock:{${res}}`, next.owner)).toBe("1"), {
       interval: 10,

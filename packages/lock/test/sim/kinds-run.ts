@@ -1,5 +1,6 @@
 import type { AsyncLocalStorage } from "node:async_hooks";
 import { parseConfig } from "../../src/config.js";
+import { forgetUnansweredGrants } from "../../src/core/early.js";
 import { RedisLocksCore } from "../../src/redis/redis-locks.js";
 import type { RedisClient } from "../../src/redis/scripts/index.js";
 import { createSimBackend, SimConnection, type SimSubscriber } from "./backend.js";
@@ -35,6 +36,8 @@ const RETRY_MAX = 5_000;
  * (shared-client.ts), all on one faulty connection per process, as they share one ioredis client.
  */
 export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promise<SimResult> {
+  // The previous seed's world stopped with whatever was in flight: its early grants are never answered.
+  forgetUnansweredGrants();
   const world = new World(seed, opts.fullTrace);
   const { rng } = world;
   const { stormy, faults } = drawWeather(rng);

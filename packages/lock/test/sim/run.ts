@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { Redis } from "ioredis";
 import type { LockBackend } from "../../src/core/backend.js";
 import { createLocksWithBackend } from "../../src/core/create.js";
+import { forgetUnansweredGrants } from "../../src/core/early.js";
 import { Gate } from "../../src/core/waiters.js";
 import { LocksClosedError } from "../../src/errors.js";
 import { createRedlockBackend } from "../../src/redlock/backend.js";
@@ -99,6 +100,8 @@ interface Proc {
 
 /** Runs one seed; never throws: a broken invariant is the result. */
 export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimResult> {
+  // The previous seed's world stopped with whatever was in flight: its early grants are never answered.
+  forgetUnansweredGrants();
   const world = new World(seed, opts.fullTrace);
   const rng = world.rng;
   /** Choices added after the catch table's first measurements, from a stream of their own (see README). */
