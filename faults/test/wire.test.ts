@@ -55,16 +55,28 @@ it("records the handoff message a waiter holds from, and the checker makes a hol
   const a = recorded(new Redis(server.url), "a");
   const b = recorded(new Redis(server.url), "b");
   const locksA = createLocks({ redis: a.redis, leaseMs: 2_000, instanceId: "a" });
-  const locksB = createLocks({ redis: b.redis, leaseMs: 2_000, instanceId: "b" });
+  // B looks only when told: a timed look of its own (retry.maxMs, a third of the queue lease) that came as the
+  // lock was handed to it would adopt it with an attempt, not from the message.
+  const locksB = createLocks({
+    redis: b.redis,
+    leaseMs: 2_000,
+    instanceId: "b",
+    retry: { maxMs: 10_000, queueLeaseMs: 60_000 },
+  });
+  // A name of its own per try: a failed try's keys and fence counter must not meet the retry's.
+  const r = `m${Math.random().toString(36).slice(2, 8)}`;
+  const key = `lock:{${r}}`;
   try {
-    const before = Number((await fence.get("fence:{m}")) ?? 0);
-    const held = await locksA.acquire("m");
-    const waiting = locksB.acquire("m");
-    // B's refused attempt has queued it (and is its probe), and B listens for the handoff.
+    const before = Number((await fence.get(`fence:{${r}}`)) ?? 0);
+    const held = await locksA.acquire(r);
+    const waiting = locksB.acquire(r);
+    // B's first attempt has queued it, B listens for the handoff, and its look after subscribing (its probe) is
+    // answered. Released while that look is on its way, the message comes while B tries, and B adopts the lock
+    // with one more attempt instead (CI, 2026-12-04: the test waited for the first attempt only).
     const listening = async () =>
-      ((await fence.pubsub("NUMSUB", "lock-released:{m}")) as [string, number])[1] > 0;
-    while (!b.source().ops.some((o) => o.op === "acquire" && o.outcome === "ok") || !(await listening()))
-      await sleep(5);
+      ((await fence.pubsub("NUMSUB", `lock-released:{${r}}`)) as [string, number])[1] > 0;
+    const answered = () => b.source().ops.filter((o) => o.op === "acquire" && o.outcome === "ok").length;
+    while (answered() < 2 || !(await listening())) await sleep(5);
     await held.release();
     const next = await waiting;
     await next.release();
@@ -73,10 +85,10 @@ it("records the handoff message a waiter holds from, and the checker makes a hol
     const granted = bOps.filter((o) => o.op === "acquire" && (o.reply as number[])[0] === 1);
     expect(granted).toEqual([]);
     expect(bOps.filter((o) => o.op === "handed")).toMatchObject([
-      { items: [{ key: "lock:{m}", owner: next.owner }], token: next.token },
+      { items: [{ key, owner: next.owner }], token: next.token },
     ]);
-    const after = Number(await fence.get("fence:{m}"));
-    const v = check([a.source(), b.source()], { "lock:{m}": { before, after } });
+    const after = Number(await fence.get(`fence:{${r}}`));
+    const v = check([a.source(), b.source()], { [key]: { before, after } });
     expect(v.holds.map((h) => [h.owner, h.token])).toEqual([
       [held.owner, held.token],
       [next.owner, next.token],
