@@ -4,13 +4,17 @@ import type { Redis } from "ioredis";
  * Options of a subscriber connection made with `duplicate()`. It queues SUBSCRIBE until it connects, even when
  * the caller's client fails fast (enableOfflineQueue: false); otherwise waiters silently fall back to polling.
  * Nor may it inherit the caller's maxRetriesPerRequest: a SUBSCRIBE queued while it reconnects would be flushed
- * with an error after that many reconnects, and the resource would go unheard. It re-subscribes by
- * `resubscribeOnReconnect`, not by ioredis (autoResubscribe: false).
+ * with an error after that many reconnects, and the resource would go unheard. Nor its
+ * autoResendUnfulfilledCommands: off, a SUBSCRIBE whose connection dropped before the answer would never settle
+ * (without a commandTimeout), and the resource's waiters would wait on it for good; every command this
+ * connection sends is a (P/S)(UN)SUBSCRIBE, which may run twice. It re-subscribes by `resubscribeOnReconnect`,
+ * not by ioredis (autoResubscribe: false).
  */
 export const SUBSCRIBER_OPTIONS = {
   lazyConnect: false,
   enableOfflineQueue: true,
   maxRetriesPerRequest: null,
+  autoResendUnfulfilledCommands: true,
   autoResubscribe: false,
 } as const;
 

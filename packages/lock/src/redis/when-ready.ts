@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
  * handshake commands, the handshake's INFO then fails on the subscribed connection (ioredis #2037, fixed in
  * 6.0), and ioredis reconnects without that subscription, or rejects the SUBSCRIBE. Either way the waiters
  * behind it would sleep through a release. Sent once the connection is ready, it cannot meet the handshake,
- * and on a later reconnect ioredis itself re-subscribes after its handshake.
+ * and on a later reconnect resubscribeOnReconnect re-subscribes on "ready", after the handshake.
  */
 export function whenReady(conn: Redis): () => Promise<void> {
   let next: Promise<void> | undefined;

@@ -52,9 +52,11 @@ const kinds: [string, MakeSubscriber][] = [
   ],
 ];
 
-async function throughCutter() {
+async function throughCutter(options: { commandTimeout?: false } = {}) {
   const cutter = await startReplyCutter(inject("redisUrl"));
   const client = await connectThrough(cutter.url);
+  // A client that neither re-sends an unanswered command after a reconnect nor gives up on it (the default).
+  if (options.commandTimeout === false) client.options.commandTimeout = undefined;
   cleanup.push(
     () => cutter.close(),
     () => client.disconnect(),
@@ -111,4 +113,70 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
     await sleep(200);
     expect(unhandled.slice(before)).toEqual([]);
   });
+
+  it("dropped again before its re-SUBSCRIBE reached Redis: subscribed on the next reconnect, nothing unhandled", async () => {
+    const { cutter, client } = await throughCutter();
+    const heard: string[] = [];
+    let reconnects = 0;
+    const sub = make(
+      client,
+      (r) => heard.push(r),
+      () => reconnects++,
+    );
+    cleanup.push(() => sub.close());
+    const ch = uniq("again");
+    await sub.subscribe(ch);
+    const before = unhandled.length;
+    // The first reconnect's re-SUBSCRIBE names the channel: that connection is killed before Redis gets it.
+    const killed = cutter.cutOnce(releaseChannel(ch), "before-server");
+    cutter.cut();
+    expect(await killed).toBe(true);
+    await vi.waitFor(() => expect(reconnects).toBe(2), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
+    await admin.publish(releaseChannel(ch), "x");
+    await vi.waitFor(() => expect(heard).toEqual([ch]), { interval: 10 });
+    // And once more with nothing in flight: only the re-SUBSCRIBE on this reconnect puts it back.
+    cutter.cut();
+    await vi.waitFor(() => expect(reconnects).toBe(3), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
+    await admin.publish(releaseChannel(ch), "y");
+    await vi.waitFor(() => expect(heard).toEqual([ch, ch]), { interval: 10 });
+    await sleep(200);
+    expect(unhandled.slice(before)).toEqual([]);
+  });
+
+  it("a SUBSCRIBE cut off before Redis got it still settles, on a client that neither re-sends nor times out", async () => {
+    const { cutter, client } = await throughCutter({ commandTimeout: false });
+    const heard: string[] = [];
+    const sub = make(
+      client,
+      (r) => heard.push(r),
+      () => {},
+    );
+    cleanup.push(() => sub.close());
+    // The connection is up and subscribed to something else, so the SUBSCRIBE goes out at once.
+    await sub.subscribe(uniq("first"));
+    const ch = uniq("cut-off");
+    const killed = cutter.cutOnce(releaseChannel(ch), "before-server");
+    const subscribing = sub.subscribe(ch);
+    expect(await killed).toBe(true);
+    // Settled: the waiters behind it learn whether messages flow (core/subscriptions.ts waits on this).
+    await within(subscribing, 5_000);
+    await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
+    await admin.publish(releaseChannel(ch), "x");
+    await vi.waitFor(() => expect(heard).toEqual([ch]), { interval: 10 });
+  });
 });
+
+/** `p`, or a failure naming what did not settle within `ms`. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
