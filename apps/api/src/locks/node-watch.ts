@@ -27,10 +27,13 @@ export class NodeWatch {
     // Its own connection: a subscribed connection can run nothing else. The offline queue holds the PSUBSCRIBE
     // until the connection is up. It subscribes again after a reconnect itself: ioredis's own re-subscribe leaves
     // its promise unhandled, and a stop() before its answer would end the process ("Connection is closed.").
+    // A PSUBSCRIBE unanswered when the connection drops is sent again (the API's clients re-send nothing, but
+    // it may run twice): else start() would fail at commandTimeout, or hang without one, though subscribed.
     this.conn = node.duplicate({
       connectionName: name,
       enableOfflineQueue: true,
       maxRetriesPerRequest: null,
+      autoResendUnfulfilledCommands: true,
       autoResubscribe: false,
       lazyConnect: true,
     });
