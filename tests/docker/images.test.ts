@@ -41,7 +41,11 @@ const runArgs = (s: Stage) => s.body.filter((x) => x.op === "RUN").map((x) => x.
 const json = (s: Stage, op: string) =>
   JSON.parse(s.body.find((x) => x.op === op)?.args.replace(/^.*?CMD\s+/, "") ?? "null");
 
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+// Without vitest's NODE_ENV=test: the image's build stage sets none, and NODE_ENV is one of turbo's global hash
+// inputs, so with it every package missed the builds `npm test` had just cached.
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== "NODE_ENV"),
+);
 let clone: { tmp: string; dir: string; remove(): void };
 let redis: { url: string; stop(): Promise<void> };
 const images: Record<string, string> = {};
