@@ -145,27 +145,33 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
     expect(unhandled.slice(before)).toEqual([]);
   });
 
-  it("a SUBSCRIBE cut off before Redis got it still settles, on a client that neither re-sends nor times out", async () => {
-    const { cutter, client } = await throughCutter({ commandTimeout: false });
-    const heard: string[] = [];
-    const sub = make(
-      client,
-      (r) => heard.push(r),
-      () => {},
-    );
-    cleanup.push(() => sub.close());
-    // The connection is up and subscribed to something else, so the SUBSCRIBE goes out at once.
-    await sub.subscribe(uniq("first"));
-    const ch = uniq("cut-off");
-    const killed = cutter.cutOnce(releaseChannel(ch), "before-server");
-    const subscribing = sub.subscribe(ch);
-    expect(await killed).toBe(true);
-    // Settled: the waiters behind it learn whether messages flow (core/subscriptions.ts waits on this).
-    await within(subscribing, 5_000);
-    await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
-    await admin.publish(releaseChannel(ch), "x");
-    await vi.waitFor(() => expect(heard).toEqual([ch]), { interval: 10 });
-  });
+  it.each([
+    ["before Redis got it", "before-server"],
+    ["after Redis ran it, its answer lost", "after-server"],
+  ] as const)(
+    "a SUBSCRIBE cut off %s still settles, on a client that neither re-sends nor times out",
+    async (_, when) => {
+      const { cutter, client } = await throughCutter({ commandTimeout: false });
+      const heard: string[] = [];
+      const sub = make(
+        client,
+        (r) => heard.push(r),
+        () => {},
+      );
+      cleanup.push(() => sub.close());
+      // The connection is up and subscribed to something else, so the SUBSCRIBE goes out at once.
+      await sub.subscribe(uniq("first"));
+      const ch = uniq("cut-off");
+      const killed = cutter.cutOnce(releaseChannel(ch), when);
+      const subscribing = sub.subscribe(ch);
+      expect(await killed).toBe(true);
+      // Settled: the waiters behind it learn whether messages flow (core/subscriptions.ts waits on this).
+      await within(subscribing, 5_000);
+      await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
+      await admin.publish(releaseChannel(ch), "x");
+      await vi.waitFor(() => expect(heard).toEqual([ch]), { interval: 10 });
+    },
+  );
 });
 
 /** `p`, or a failure naming what did not settle within `ms`. */
