@@ -42,6 +42,11 @@ export function makeLocks(redis: Redis, opts: Partial<LocksOptions> = {}) {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** `p`'s value, or "still waiting" after `ms`: a hang fails the test at once, not at its timeout. */
+export function within<T>(p: Promise<T>, ms: number): Promise<T | "still waiting"> {
+  return Promise.race([p, sleep(ms).then(() => "still waiting" as const)]);
+}
+
 export interface Hold {
   owner: string;
   start: number;

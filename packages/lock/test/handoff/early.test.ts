@@ -22,7 +22,7 @@ import {
 } from "../../src/index.js";
 import { createRedisBackend } from "../../src/redis/backend.js";
 import { workers } from "../fork-worker.js";
-import { connect, connectThrough, makeLocks, sleep, uniq } from "../helpers.js";
+import { connect, connectThrough, makeLocks, sleep, uniq, within } from "../helpers.js";
 
 const WORKER = fileURLToPath(new URL("./worker.mjs", import.meta.url));
 
@@ -62,11 +62,6 @@ function locksHurriedOnly(name: string) {
   const never: Clock = { ...realClock, afterIo() {} };
   const backend = createRedisBackend(conn, "lock:", 60_000, `${name}-${process.pid}`);
   return { conn, locks: createLocksWithBackend(backend, QUIET, { clock: never, random: Math.random }) };
-}
-
-/** `p`'s value, or "still waiting" after `ms`: a hang fails the test at once, not at its timeout. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | "still waiting"> {
-  return Promise.race([p, sleep(ms).then(() => "still waiting" as const)]);
 }
 
 /** The holder's release is held in Redis for `ms`; resolves to whether it had been answered. */

@@ -11,7 +11,7 @@ import { realClock } from "../../src/core/clock.js";
 import { releaseChannel } from "../../src/index.js";
 import { createRedisSubscriber } from "../../src/redis/subscriber.js";
 import { createRedlockSubscriber } from "../../src/redlock/subscriber.js";
-import { connect, connectThrough, sleep, uniq } from "../helpers.js";
+import { connect, connectThrough, sleep, uniq, within } from "../helpers.js";
 
 let admin: Redis;
 beforeAll(() => {
@@ -166,23 +166,10 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
       const subscribing = sub.subscribe(ch);
       expect(await killed).toBe(true);
       // Settled: the waiters behind it learn whether messages flow (core/subscriptions.ts waits on this).
-      await within(subscribing, 5_000);
+      expect(await within(subscribing, 5_000)).not.toBe("still waiting");
       await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
       await admin.publish(releaseChannel(ch), "x");
       await vi.waitFor(() => expect(heard).toEqual([ch]), { interval: 10 });
     },
   );
 });
-
-/** `p`, or a failure naming what did not settle within `ms`. */
-async function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([p, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
