@@ -172,4 +172,41 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
       await vi.waitFor(() => expect(heard).toEqual([ch]), { interval: 10 });
     },
   );
+
+  it.each([
+    ["before Redis got it", "at once", "before-server"],
+    ["before Redis got it", "while it reconnects", "before-server"],
+    ["after Redis ran it, its answer lost", "at once", "after-server"],
+    ["after Redis ran it, its answer lost", "while it reconnects", "after-server"],
+  ] as const)(
+    "its SUBSCRIBE cut off %s and the channel left %s: the re-sent SUBSCRIBE does not put it back",
+    async (_, left, when) => {
+      const { cutter, client } = await throughCutter();
+      // Reconnects 300 ms after a drop, so that "while it reconnects" is surely so 50 ms after the cut.
+      client.options.retryStrategy = () => 300;
+      let reconnects = 0;
+      const sub = make(
+        client,
+        () => {},
+        () => reconnects++,
+      );
+      cleanup.push(() => sub.close());
+      const kept = uniq("kept");
+      await sub.subscribe(kept);
+      const ch = uniq("left");
+      const killed = cutter.cutOnce(releaseChannel(ch), when);
+      const subscribing = sub.subscribe(ch).catch(() => {});
+      expect(await killed).toBe(true);
+      // "at once": the client has not seen the drop yet, and writes the UNSUBSCRIBE to the dead connection.
+      if (left === "while it reconnects") await sleep(50);
+      sub.unsubscribe(ch);
+      await vi.waitFor(() => expect(reconnects).toBe(1), { timeout: 5_000, interval: 10 });
+      expect(await within(subscribing, 5_000)).not.toBe("still waiting");
+      await vi.waitFor(async () => expect(await subscribers(releaseChannel(kept))).toBe(1), { interval: 10 });
+      // Commands on the connection run in order: once a later SUBSCRIBE is answered, the re-sent one and the
+      // UNSUBSCRIBE have run.
+      await sub.subscribe(uniq("later"));
+      expect(await subscribers(releaseChannel(ch))).toBe(0);
+    },
+  );
 });
