@@ -57,21 +57,26 @@ async function watchThroughCutter(
   return { cutter, watch, prefix, keys };
 }
 
+/** A lock key written under `prefix` is reported (it may take a moment to be subscribed again). */
+async function expectReported(prefix: string, keys: string[]): Promise<void> {
+  const key = `${prefix}{r}`;
+  await vi.waitFor(
+    async () => {
+      await admin.hset(key, "owner", "1");
+      expect(keys).toContain(key);
+    },
+    { timeout: 3_000, interval: 50 },
+  );
+  await admin.del(key);
+}
+
 describe("NodeWatch after its connection drops", () => {
   it("is subscribed again and reports key events", async () => {
     let reconnects = 0;
     const { cutter, prefix, keys } = await watchThroughCutter(() => reconnects++);
     cutter.cut();
     await vi.waitFor(() => expect(reconnects).toBe(1), { timeout: 5_000, interval: 10 });
-    const key = `${prefix}{r}`;
-    await vi.waitFor(
-      async () => {
-        await admin.hset(key, "owner", "1");
-        expect(keys).toContain(key);
-      },
-      { timeout: 3_000, interval: 50 },
-    );
-    await admin.del(key);
+    await expectReported(prefix, keys);
   });
 
   it("stopped while its re-PSUBSCRIBE is unanswered: no unhandled rejection", async () => {
@@ -103,15 +108,7 @@ describe("NodeWatch after its connection drops", () => {
       },
     );
     expect(await killed).toBe(true);
-    const key = `${prefix}{r}`;
-    await vi.waitFor(
-      async () => {
-        await admin.hset(key, "owner", "1");
-        expect(keys).toContain(key);
-      },
-      { timeout: 3_000, interval: 50 },
-    );
-    await admin.del(key);
+    await expectReported(prefix, keys);
   });
 });
 

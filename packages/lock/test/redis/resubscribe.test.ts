@@ -52,11 +52,20 @@ const kinds: [string, MakeSubscriber][] = [
   ],
 ];
 
-async function throughCutter(options: { commandTimeout?: false } = {}) {
+interface CutterOptions {
+  /** false: a client that neither re-sends an unanswered command after a reconnect nor gives up on it. */
+  commandTimeout?: false;
+  /** Reconnect this long after a drop (ioredis's default starts at 50 ms). */
+  reconnectAfterMs?: number;
+}
+
+async function throughCutter(options: CutterOptions = {}) {
   const cutter = await startReplyCutter(inject("redisUrl"));
   const client = await connectThrough(cutter.url);
-  // A client that neither re-sends an unanswered command after a reconnect nor gives up on it (the default).
+  // The subscriber's connection is a duplicate() of this client, made on its first subscribe: it takes these.
   if (options.commandTimeout === false) client.options.commandTimeout = undefined;
+  const after = options.reconnectAfterMs;
+  if (after !== undefined) client.options.retryStrategy = () => after;
   cleanup.push(
     () => cutter.close(),
     () => client.disconnect(),
@@ -65,8 +74,9 @@ async function throughCutter(options: { commandTimeout?: false } = {}) {
 }
 
 describe.each(kinds)("%s after its connection drops", (_, make) => {
-  it("is on every channel it was on, and on none it left, and hears releases on them", async () => {
-    const { cutter, client } = await throughCutter();
+  /** A subscriber of this kind through a cutter, with what it heard and how many times it came back. */
+  async function subscriberThroughCutter(options: CutterOptions = {}) {
+    const { cutter, client } = await throughCutter(options);
     const heard: string[] = [];
     let reconnects = 0;
     const sub = make(
@@ -75,6 +85,11 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
       () => reconnects++,
     );
     cleanup.push(() => sub.close());
+    return { cutter, sub, heard, reconnects: () => reconnects };
+  }
+
+  it("is on every channel it was on, and on none it left, and hears releases on them", async () => {
+    const { cutter, sub, heard, reconnects } = await subscriberThroughCutter();
     const [kept, left] = [uniq("kept"), uniq("left")];
     await sub.subscribe(kept);
     await sub.subscribe(left);
@@ -82,7 +97,7 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
     await vi.waitFor(async () => expect(await subscribers(releaseChannel(left))).toBe(0), { interval: 10 });
 
     cutter.cut();
-    await vi.waitFor(() => expect(reconnects).toBe(1), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(reconnects()).toBe(1), { timeout: 5_000, interval: 10 });
     await vi.waitFor(async () => expect(await subscribers(releaseChannel(kept))).toBe(1), { interval: 10 });
     expect(await subscribers(releaseChannel(left))).toBe(0);
     await admin.publish(releaseChannel(kept), "x");
@@ -115,15 +130,7 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
   });
 
   it("dropped again before its re-SUBSCRIBE reached Redis: subscribed on the next reconnect, nothing unhandled", async () => {
-    const { cutter, client } = await throughCutter();
-    const heard: string[] = [];
-    let reconnects = 0;
-    const sub = make(
-      client,
-      (r) => heard.push(r),
-      () => reconnects++,
-    );
-    cleanup.push(() => sub.close());
+    const { cutter, sub, heard, reconnects } = await subscriberThroughCutter();
     const ch = uniq("again");
     await sub.subscribe(ch);
     const before = unhandled.length;
@@ -131,13 +138,13 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
     const killed = cutter.cutOnce(releaseChannel(ch), "before-server");
     cutter.cut();
     expect(await killed).toBe(true);
-    await vi.waitFor(() => expect(reconnects).toBe(2), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(reconnects()).toBe(2), { timeout: 5_000, interval: 10 });
     await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
     await admin.publish(releaseChannel(ch), "x");
     await vi.waitFor(() => expect(heard).toEqual([ch]), { interval: 10 });
     // And once more with nothing in flight: only the re-SUBSCRIBE on this reconnect puts it back.
     cutter.cut();
-    await vi.waitFor(() => expect(reconnects).toBe(3), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(reconnects()).toBe(3), { timeout: 5_000, interval: 10 });
     await vi.waitFor(async () => expect(await subscribers(releaseChannel(ch))).toBe(1), { interval: 10 });
     await admin.publish(releaseChannel(ch), "y");
     await vi.waitFor(() => expect(heard).toEqual([ch, ch]), { interval: 10 });
@@ -151,14 +158,7 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
   ] as const)(
     "a SUBSCRIBE cut off %s still settles, on a client that neither re-sends nor times out",
     async (_, when) => {
-      const { cutter, client } = await throughCutter({ commandTimeout: false });
-      const heard: string[] = [];
-      const sub = make(
-        client,
-        (r) => heard.push(r),
-        () => {},
-      );
-      cleanup.push(() => sub.close());
+      const { cutter, sub, heard } = await subscriberThroughCutter({ commandTimeout: false });
       // The connection is up and subscribed to something else, so the SUBSCRIBE goes out at once.
       await sub.subscribe(uniq("first"));
       const ch = uniq("cut-off");
@@ -181,16 +181,8 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
   ] as const)(
     "its SUBSCRIBE cut off %s and the channel left %s: the re-sent SUBSCRIBE does not put it back",
     async (_, left, when) => {
-      const { cutter, client } = await throughCutter();
       // Reconnects 300 ms after a drop, so that "while it reconnects" is surely so 50 ms after the cut.
-      client.options.retryStrategy = () => 300;
-      let reconnects = 0;
-      const sub = make(
-        client,
-        () => {},
-        () => reconnects++,
-      );
-      cleanup.push(() => sub.close());
+      const { cutter, sub, reconnects } = await subscriberThroughCutter({ reconnectAfterMs: 300 });
       const kept = uniq("kept");
       await sub.subscribe(kept);
       const ch = uniq("left");
@@ -200,7 +192,7 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
       // "at once": the client has not seen the drop yet, and writes the UNSUBSCRIBE to the dead connection.
       if (left === "while it reconnects") await sleep(50);
       sub.unsubscribe(ch);
-      await vi.waitFor(() => expect(reconnects).toBe(1), { timeout: 5_000, interval: 10 });
+      await vi.waitFor(() => expect(reconnects()).toBe(1), { timeout: 5_000, interval: 10 });
       expect(await within(subscribing, 5_000)).not.toBe("still waiting");
       await vi.waitFor(async () => expect(await subscribers(releaseChannel(kept))).toBe(1), { interval: 10 });
       // Commands on the connection run in order: once a later SUBSCRIBE is answered, the re-sent one and the
