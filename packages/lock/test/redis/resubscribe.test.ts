@@ -201,4 +201,20 @@ describe.each(kinds)("%s after its connection drops", (_, make) => {
       expect(await subscribers(releaseChannel(ch))).toBe(0);
     },
   );
+
+  it("closed while its cut-off SUBSCRIBE waits to be re-sent: it never comes back, nothing unhandled", async () => {
+    const { cutter, sub } = await subscriberThroughCutter({ reconnectAfterMs: 300 });
+    const ch = uniq("closed");
+    await sub.subscribe(uniq("first"));
+    const killed = cutter.cutOnce(releaseChannel(ch), "after-server");
+    void sub.subscribe(ch).catch(() => {});
+    expect(await killed).toBe(true);
+    const before = unhandled.length;
+    await sleep(50); // reconnecting, the SUBSCRIBE queued to be re-sent
+    await sub.close();
+    // Past the reconnect it would have made: a connection that outlived close() would subscribe ch again.
+    await sleep(600);
+    expect(await subscribers(releaseChannel(ch))).toBe(0);
+    expect(unhandled.slice(before)).toEqual([]);
+  });
 });
