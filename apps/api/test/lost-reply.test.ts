@@ -57,3 +57,38 @@ describe("a connection lost after the write ran but before its reply came back",
     },
   );
 });
+
+describe("an order of items whose stock write lost its reply", () => {
+  it("is not recorded, and the answer says its writes may have been applied (a retry would take the stock twice)", async () => {
+    const [a, b] = [uid("p"), uid("p")];
+    await t.caller.stock.reset({ productId: a, qty: 3 });
+    await t.caller.stock.reset({ productId: b, qty: 3 });
+    const orderId = uid("o");
+    const submitting = t.caller.order
+      .submit({
+        orderId,
+        items: [
+          { productId: a, quantity: 1 },
+          { productId: b, quantity: 1 },
+        ],
+      })
+      .catch((e: unknown) => e);
+    // In the processing (300 ms, under both stock locks), replies stop: the writes run, their answers never come.
+    await vi.waitFor(async () => expect(await direct.exists(lockKey("lock:", stockResource(b)))).toBe(1), {
+      timeout: 5_000,
+      interval: 10,
+    });
+    await sleep(100);
+    cutter.holdReplies();
+    await vi.waitFor(async () => expect(await direct.hget(`stock:{${b}}`, "qty")).toBe("2"), {
+      timeout: 5_000,
+      interval: 10,
+    });
+    cutter.cut();
+    const answer = await submitting;
+    expect(answer).toBeInstanceOf(TRPCError);
+    expect((answer as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
+    expect((answer as TRPCError).message).toMatch(/may have been applied and no order was recorded/);
+    expect(await direct.exists(`order:{${orderId}}`)).toBe(0);
+  });
+});

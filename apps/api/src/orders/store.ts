@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { defineScripts } from "../lib/scripts.js";
 import type { Order, OrderItem } from "../types.js";
 
 export const orderKey = (orderId: string) => `order:{${orderId}}`;
@@ -24,34 +25,59 @@ export async function readOrder(redis: Redis, orderId: string): Promise<Order | 
   };
 }
 
+// KEYS[1] the order's hash; ARGV[1] retention (ms); ARGV[2..] field, value, field, value, …
+// Returns 1 when the record was written (with its TTL), 0 when the order existed already (nothing written).
+const createLua = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
+
+const scripts = defineScripts<{
+  lockyardOrderCreate(key: string, retentionMs: number, ...fieldsAndValues: string[]): Promise<number>;
+}>({ name: "lockyardOrderCreate", numberOfKeys: 1, lua: createLua });
+
 /**
- * Stores an order, which is also its idempotency record: it lives `retentionMs` (ORDER_RETENTION_HOURS, at
- * least 24 h), whatever the traffic, and a resubmission inside that window replays it.
+ * Creates an order, which is also its idempotency record: it lives `retentionMs` (ORDER_RETENTION_HOURS, at
+ * least 24 h), whatever the traffic, and a resubmission inside that window replays it. Only if absent: when
+ * the order exists already, nothing is written and the existing order is returned.
  */
-export async function storeOrder(redis: Redis, order: Order, retentionMs: number): Promise<void> {
-  // Two transactions, not one: on a Cluster the record (its own slot) and the index (another) cannot share
-  // one. The record goes first, and listing skips ids whose record is gone, so the index never shows a
+export async function createOrder(
+  redis: Redis,
+  order: Order,
+  retentionMs: number,
+): Promise<"created" | Order> {
+  const record = {
+    orderId: order.orderId,
+    productId: order.productId,
+    quantity: String(order.quantity),
+    status: order.status,
+    createdAt: String(order.createdAt),
+    instanceId: order.instanceId,
+    token: String(order.token ?? ""),
+    items: JSON.stringify(order.items),
+    fromStock: order.fromStock ? "1" : "0",
+  };
+  // Two writes, not one: on a Cluster the record (its own slot) and the index (another) cannot share one
+  // script. The record goes first, and listing skips ids whose record is gone, so the index never shows a
   // missing order.
-  await redis
-    .multi()
-    .hset(orderKey(order.orderId), {
-      orderId: order.orderId,
-      productId: order.productId,
-      quantity: order.quantity,
-      status: order.status,
-      createdAt: order.createdAt,
-      instanceId: order.instanceId,
-      token: order.token ?? "",
-      items: JSON.stringify(order.items),
-      fromStock: order.fromStock ? "1" : "0",
-    })
-    .pexpire(orderKey(order.orderId), retentionMs)
-    .exec();
+  const created = await scripts(redis).lockyardOrderCreate(
+    orderKey(order.orderId),
+    retentionMs,
+    ...Object.entries(record).flat(),
+  );
+  if (created !== 1) {
+    const existing = await readOrder(redis, order.orderId);
+    // Gone between the two reads (it expired): the order is not there to replay; write this one.
+    return existing ?? createOrder(redis, order, retentionMs);
+  }
   await redis
     .multi()
     .zadd(ORDER_INDEX, String(order.createdAt), order.orderId)
     .pexpire(ORDER_INDEX, retentionMs)
     .exec();
+  return "created";
 }
 
 export async function listOrders(redis: Redis, limit: number): Promise<Order[]> {

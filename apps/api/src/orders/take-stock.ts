@@ -11,6 +11,7 @@ import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
 import { stockKey, stockResource } from "../stock/keys.js";
 import { assertKnownProduct } from "../stock/known-products.js";
+import { writeFailure } from "../stock/write-outcome.js";
 import type { OrderItem } from "../types.js";
 
 export interface WantedItem {
@@ -28,14 +29,14 @@ export interface WantedItem {
 export async function takeStock(
   ctx: Context,
   items: readonly WantedItem[],
-  workMs: number,
+  opts: { workMs: number; signal: AbortSignal },
 ): Promise<OrderItem[]> {
   // Before locking: an unknown id would take a lock, and leave keys, per id a client invents.
   for (const item of items) await assertKnownProduct(ctx.redis, item.productId);
   const all = await ctx.locks
     .acquire(
       items.map((i) => stockResource(i.productId)),
-      { waitMs: ctx.config.lockWaitMs },
+      { waitMs: ctx.config.lockWaitMs, signal: opts.signal },
     )
     .catch((err: unknown) => {
       if (!(err instanceof Error) || err.name !== "LockTimeoutError") throw err;
@@ -57,7 +58,7 @@ export async function takeStock(
         });
       }
     });
-    await sleep(workMs, all.signal);
+    await sleep(opts.workMs, AbortSignal.any([all.signal, opts.signal]));
     return await deductAll(
       ctx,
       all,
@@ -97,9 +98,24 @@ async function deductAll(
   if (failed >= 0) {
     await Promise.allSettled(items.filter((_, n) => ok(n)).map((i) => write(i, +1)));
     const r = results[failed]!;
-    throw r.status === "rejected" ? r.reason : lost(items[failed]!.productId);
+    throw r.status === "rejected" ? orderWriteFailure(r.reason) : lost(items[failed]!.productId);
   }
   return items.map((i) => ({ productId: i.productId, quantity: i.quantity, token: i.lock.token }));
+}
+
+/**
+ * A write whose reply was lost may have been applied, and no order was recorded: "try again" would take the
+ * stock twice, so the answer says to look first (as stock.deduct's does).
+ */
+function orderWriteFailure(error: unknown): unknown {
+  const failure = writeFailure(error);
+  if (failure === error) return error;
+  return new TRPCError({
+    code: "SERVICE_UNAVAILABLE",
+    message:
+      "Redis went away while the order's stock writes were in flight, so some may have been applied and no order was recorded: read stock.get for its products before you retry",
+    cause: error,
+  });
 }
 
 const lost = (productId: string) =>
