@@ -380,7 +380,14 @@ function handOver(host: LoopHost, q: Request, r: Granted, waited: Waited): Handl
     host.releaseOrphan(q, r);
     return Promise.reject(q.signal.reason);
   }
-  return host.acquired(q, r, waited);
+  const h = host.acquired(q, r, waited);
+  // Answered after the lease it started could have ended (the process paused past it): the lock may be
+  // another's by now, so it is not handed out. Its release, owner-checked, frees it if it is still ours.
+  if (!h.isHeld()) {
+    h.release().catch(() => {});
+    return Promise.reject(h.lostError);
+  }
+  return h;
 }
 
 function gaveUp(host: LoopHost, q: Request, start: number, attempts: number, reason: GaveUpReason): null {

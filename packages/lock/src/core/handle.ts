@@ -163,6 +163,7 @@ export class Handle implements LockHandle, ReleaseListener {
   }
 
   get signal(): AbortSignal {
+    this.loseIfPastDeadline();
     if (!this.ac) {
       this.ac = new AbortController();
       if (this.lostError) this.ac.abort(this.lostError);
@@ -171,7 +172,17 @@ export class Handle implements LockHandle, ReleaseListener {
   }
 
   isHeld(): boolean {
-    return this.state === "held" && this.host.clock.now() < this.deadline;
+    this.loseIfPastDeadline();
+    return this.state === "held";
+  }
+
+  /**
+   * What the watchdog's timer would find: after a pause, Node runs the caller's timers that fell due before
+   * it, so a look at the handle must not wait for that tick to see the lock lost.
+   */
+  private loseIfPastDeadline(): void {
+    if (this.state === "held" && this.host.clock.now() >= this.deadline)
+      this.lose(this.watchdog ? "deadline" : "expired");
   }
 
   /** For the re-entry scope: held and not past its deadline. */

@@ -53,10 +53,13 @@ export class Scheduler {
     return false;
   }
 
+  /**
+   * At close(): no more renewals and no new handles, but the held ones are still declared lost at their local
+   * deadline, so their signals abort when the lock may be another's (close() does not release them).
+   */
   stop(): void {
     this.stopped = true;
-    this.handles.clear();
-    this.timer.disarm();
+    this.rearm();
   }
 
   private tick(): void {
@@ -64,7 +67,7 @@ export class Scheduler {
     const batch: Handle[] = [];
     for (const h of this.handles) {
       if (now >= h.deadline) h.lose(h.watchdog ? "deadline" : "expired");
-      else if (h.watchdog && !h.renewing && now >= h.nextRenewAt - h.renewWindowMs) {
+      else if (this.renews(h) && now >= h.nextRenewAt - h.renewWindowMs) {
         h.renewing = true;
         batch.push(h);
       }
@@ -73,11 +76,14 @@ export class Scheduler {
     this.rearm();
   }
 
+  private renews(h: Handle): boolean {
+    return h.watchdog && !h.renewing && !this.stopped;
+  }
+
   private rearm(): void {
-    if (this.stopped) return;
     let next = Number.POSITIVE_INFINITY;
     for (const h of this.handles) {
-      const due = h.watchdog && !h.renewing ? Math.min(h.nextRenewAt, h.deadline) : h.deadline;
+      const due = this.renews(h) ? Math.min(h.nextRenewAt, h.deadline) : h.deadline;
       if (due < next) next = due;
     }
     this.timer.armBy(next);

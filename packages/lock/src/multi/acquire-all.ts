@@ -28,7 +28,8 @@ export async function acquireAll(
   if (opts?.reads !== undefined) {
     throw new InvalidOptionError("reads", "set", "unset with several resources: acquire them one by one");
   }
-  const deadline = clock.now() + checkMs("waitMs", opts?.waitMs ?? defaultWaitMs, 0);
+  const waitMs = opts?.waitMs === undefined ? defaultWaitMs : opts.waitMs;
+  const deadline = clock.now() + checkMs("waitMs", waitMs, 0);
   const held: LockHandle[] = [];
   try {
     for (const resource of ordered) {
@@ -44,6 +45,13 @@ export async function acquireAll(
   } catch (err) {
     giveBack(held);
     throw err;
+  }
+  // One lock's fixed lease may have run out while the others were awaited: never answer with a set that is
+  // not all held (its loss is LockLostError, as a grant answered too late is for one lock).
+  const lost = held.find((h) => !h.isHeld());
+  if (lost) {
+    giveBack(held);
+    throw lost.signal.reason;
   }
   return new MultiHandle(held);
 }

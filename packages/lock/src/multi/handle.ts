@@ -1,3 +1,4 @@
+import { LockReleasedError } from "../errors.js";
 import type { LockHandle, MultiLockHandle, ReleaseResult } from "../types.js";
 
 /** Several held locks as one: released together, lost when any of them is lost. */
@@ -22,14 +23,18 @@ export class MultiHandle implements MultiLockHandle {
     return answers.every(Boolean);
   }
 
-  /** Releases every lock (in reverse order of taking), even when one release fails; the first error is thrown. */
+  /**
+   * Releases every lock (in reverse order of taking), even when one release fails; the first error is thrown.
+   * A second release rejects with LockReleasedError, as a single handle's does.
+   */
   release(): Promise<ReleaseResult> {
-    this.releasing ??= releaseAll(this.handles);
+    if (this.releasing) return Promise.reject(new LockReleasedError(this.resources.join(", ")));
+    this.releasing = releaseAll(this.handles);
     return this.releasing;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
-    await this.release();
+    if (!this.releasing) await this.release();
   }
 }
 

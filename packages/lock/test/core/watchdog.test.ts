@@ -61,7 +61,7 @@ describe("watchdog", () => {
     await locks.close();
   });
 
-  it("its single timer is unref'd, and cleared on the last release and on close()", async () => {
+  it("its single timer is unref'd, cleared on the last release, and after close() at the held locks' deadline", async () => {
     const { locks } = makeLocks(redis, { leaseMs: 600 });
     // Watch every Timeout created from here on: the scheduler's, and the sleeps of this test (which fire).
     const live = new Map<number, NodeJS.Timeout>();
@@ -94,6 +94,10 @@ describe("watchdog", () => {
       expect(pending().length).toBe(1);
       await locks.close();
       await settle();
+      // Closed with a lock held: no renewals, but the timer stays (unref'd) to declare it lost at its deadline.
+      expect(pending().length).toBe(1);
+      expect(pending().every((t) => !t.hasRef())).toBe(true);
+      await sleep(650);
       expect(pending().length).toBe(0);
     } finally {
       hook.disable();

@@ -4,6 +4,7 @@ import {
   InvalidOptionError,
   InvalidResourceError,
   LockLostError,
+  LockReleasedError,
   LockTimeoutError,
 } from "../../src/index.js";
 import { connect, makeLocks, sleep, uniq } from "../helpers.js";
@@ -104,6 +105,33 @@ describe("multi-resource lock", () => {
     await locks.close();
   });
 
+  it("a fixed lease that ran out while a later lock was awaited: no handle, LockLostError, the rest given back", async () => {
+    const { locks } = makeLocks(redis);
+    const other = makeLocks(redis).locks;
+    const [a, b] = [uniq("m-a"), uniq("m-b")].sort() as [string, string];
+    const bHeld = await other.acquire(b);
+    setTimeout(() => void bHeld.release(), 600);
+    // a is taken first (name order) with 300 ms; b comes free only at 600 ms.
+    const outcome = await locks.acquire([a, b], { leaseMs: 300, waitMs: 3_000 }).then(
+      () => "handed out",
+      (e: unknown) => e,
+    );
+    expect(outcome).toBeInstanceOf(LockLostError);
+    expect((outcome as LockLostError).resource).toBe(a);
+    // b, which it did hold, is given back.
+    await until(async () => (await redis.exists(`lock:{${b}}`)) === 0);
+    await other.close();
+    await locks.close();
+  });
+
+  it("releasing the set twice rejects with LockReleasedError, as for one lock", async () => {
+    const { locks } = makeLocks(redis);
+    const m = await locks.acquire([uniq("m-a"), uniq("m-b")]);
+    expect(await m.release()).toBe("released");
+    await expect(m.release()).rejects.toBeInstanceOf(LockReleasedError);
+    await locks.close();
+  });
+
   it("refuses bad input with a named error before touching Redis", async () => {
     const { locks } = makeLocks(redis);
     await expect(locks.acquire([])).rejects.toBeInstanceOf(InvalidOptionError);
@@ -116,6 +144,10 @@ describe("multi-resource lock", () => {
       InvalidOptionError,
     );
     await expect(locks.acquire(["a", "b"], { waitMs: -1 })).rejects.toBeInstanceOf(InvalidOptionError);
+    // As for one resource: only an absent waitMs means the default.
+    await expect(locks.acquire(["a", "b"], { waitMs: null as never })).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    );
     expect(await redis.exists("lock:{ok}", "lock:{a}")).toBe(0);
     await locks.close();
   });
