@@ -65,8 +65,8 @@ export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntim
     instanceId: checkString(
       "instanceId",
       o.instanceId ?? defaultInstanceId(),
-      /^[^\s]{1,128}$/,
-      "1-128 non-space characters",
+      /^[^\s\p{Cc}\p{Cs}]{1,128}$/u,
+      "1-128 characters, none of them a space, a control character or a lone surrogate",
     ),
     clock: runtime.clock,
     random: runtime.random,

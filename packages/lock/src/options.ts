@@ -1,4 +1,5 @@
 import { InvalidOptionError } from "./errors.js";
+import { isText } from "./resource.js";
 
 /** setTimeout's ceiling; anything above it would fire at once, so longer leases and waits are refused. */
 export const MAX_MS = 2_147_483_647;
@@ -35,11 +36,13 @@ const MARKS = new Set([WAITERS_FIELD, HANDED_FIELD, WRITER_WAITS_FIELD, WRITER_B
 export const isMarkField = (field: string): boolean => MARKS.has(field);
 
 export function checkOwner(value: unknown): string {
-  if (typeof value !== "string" || value.length < 1 || value.length > 256 || isMarkField(value)) {
+  // No control character or lone surrogate: two owners with a lone surrogate each are stored as the same
+  // UTF-8 name (U+FFFD), and one would re-enter the other's hold.
+  if (typeof value !== "string" || value.length > 256 || !isText(value, 1024) || isMarkField(value)) {
     throw new InvalidOptionError(
       "owner",
       value,
-      `a string of 1-256 characters other than ${[...MARKS].map((m) => `"${m}"`).join(", ")}`,
+      `a string of 1-256 characters, no control characters or lone surrogates, other than ${[...MARKS].map((m) => `"${m}"`).join(", ")}`,
     );
   }
   return value;

@@ -17,6 +17,9 @@ export interface PgMigrateOptions {
 // since CREATE … IF NOT EXISTS alone can still fail with a unique violation in the catalog.
 const MIGRATION_LOCK = 0x6c6f636b;
 
+/** 2^53 − 2^32: room for four billion tokens before the sequence leaves the numbers a JavaScript number holds. */
+const MAX_FENCE_FLOOR = Number.MAX_SAFE_INTEGER - 2 ** 32;
+
 /**
  * Creates the lock table and its fencing sequence if missing. Idempotent and safe to run concurrently.
  * Run it once before createPgLocks (e.g. at startup); `pgLocksSchema()` gives the SQL for your own migrations.
@@ -25,8 +28,12 @@ const MIGRATION_LOCK = 0x6c6f636b;
 export async function migratePgLocks(pool: Pool, options: PgMigrateOptions = {}): Promise<void> {
   const t = pgTable(options.table);
   const floor = options.fenceAtLeast;
-  if (floor !== undefined && !(Number.isSafeInteger(floor) && floor >= 0)) {
-    throw new InvalidOptionError("fenceAtLeast", floor, "a non-negative safe integer");
+  if (floor !== undefined && !(Number.isSafeInteger(floor) && floor >= 0 && floor <= MAX_FENCE_FLOOR)) {
+    throw new InvalidOptionError(
+      "fenceAtLeast",
+      floor,
+      `an integer in [0, ${MAX_FENCE_FLOOR}] (the tokens after it must stay exact JavaScript numbers)`,
+    );
   }
   const client = await pool.connect();
   let broken: unknown;

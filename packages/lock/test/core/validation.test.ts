@@ -101,6 +101,9 @@ describe("bad input gets typed errors with no Redis call", () => {
     ["owner", "~waiters"],
     ["owner", "x".repeat(257)],
     ["owner", 7],
+    // Both would be stored as "worker-\uFFFD": one owner would re-enter the other's hold.
+    ["owner", "worker-\ud800"],
+    ["owner", "a\u0000b"],
     ["signal", "nope"],
   ])("option %s = %s", async (name, value) => {
     const err = await locks.acquire("ok", { [name]: value }).catch((e) => e);
@@ -134,6 +137,8 @@ describe("bad input gets typed errors with no Redis call", () => {
       { redis: idle, prefix: "app:fence:" },
       { redis: idle, prefix: "a*" },
       { redis: idle, instanceId: "has space" },
+      { redis: idle, instanceId: "host\u0000x" },
+      { redis: idle, instanceId: "host-\udc00" },
       { redis: idle, retry: { maxMs: -1 } },
       { redis: idle, retry: { minMs: 100, maxMs: 10 } },
       { redis: idle, onEvent: "log" },

@@ -50,7 +50,8 @@ describe("PostgreSQL backend: migration, options, packaging", () => {
     expect(c.token).toBe(10_001);
     await c.release();
     await locks.close();
-    for (const bad of [-1, 1.5, Number.NaN, "7", 2 ** 60]) {
+    // Past 2^53 − 2^32 the tokens after it would not stay exact numbers (one would repeat).
+    for (const bad of [-1, 1.5, Number.NaN, "7", 2 ** 60, Number.MAX_SAFE_INTEGER - 2]) {
       await expect(migratePgLocks(pool, { table, fenceAtLeast: bad as number })).rejects.toMatchObject({
         name: "InvalidOptionError",
         option: "fenceAtLeast",
