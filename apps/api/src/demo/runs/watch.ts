@@ -31,14 +31,17 @@ export async function* watchRun(
     const local = ctx.runs.isLocal(runId);
     const woken = ctx.runs.wait(runId, local ? LOCAL_POLL_MS : REMOTE_POLL_MS, signal);
     const events = await readRunEvents(ctx.redis, runId, next);
-    for (const event of events) {
-      yield tracked(String(next), event);
-      next++;
-      if (isTerminal(event)) return;
-    }
-    if (events.length === 0 && !local) {
+    if (yield* numbered(events, next)) return;
+    next += events.length;
+    if (events.length === 0) {
       const now = await readRunMeta(ctx.redis, runId);
-      if (!now || (now.status === "running" && Date.now() - now.heartbeatAt > STALE_AFTER_MS)) {
+      if (now?.status === "finished") {
+        // Every event is stored before the run is marked finished, so this read is the last there can be. A
+        // client that has them all (its lastEventId at or past the last one) is done, not kept until the expiry.
+        yield* numbered(await readRunEvents(ctx.redis, runId, next), next);
+        return;
+      }
+      if (!local && (!now || Date.now() - now.heartbeatAt > STALE_AFTER_MS)) {
         const failed: RunEvent = { type: "failed", message: "the instance running this run stopped" };
         yield tracked(String(next), failed);
         return;
@@ -46,4 +49,13 @@ export async function* watchRun(
     }
     await woken;
   }
+}
+
+/** Yields `events` as tracked events numbered from `first`; true when the run's terminal event was among them. */
+function* numbered(events: RunEvent[], first: number) {
+  for (const [i, event] of events.entries()) {
+    yield tracked(String(first + i), event);
+    if (isTerminal(event)) return true;
+  }
+  return false;
 }
