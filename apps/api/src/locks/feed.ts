@@ -230,6 +230,8 @@ export class LockFeed {
     const touched = new Set<string>();
     this.touched = touched;
     try {
+      // Notifications found off (and turned on) before the scan: what they missed until then, the scan finds.
+      await this.watch.recheck();
       const found = await scanLocks(this.opts.redis, this.prefix);
       if (gen !== this.generation) return;
       const change = emptyChange();

@@ -1,7 +1,11 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 
 /** K: keyspace channels; g: DEL/EXPIRE/PEXPIRE; h: HSET/HINCRBY/HDEL; x: expired; e: evicted. */
 const NEEDED = "ghxe";
+/** Backoff of `enableWhenReachable` while Redis cannot be reached. */
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 2_000;
 /** What the `A` alias stands for in notify-keyspace-events. */
 const ALL = "g$lshzxetd";
 /**
@@ -38,4 +42,22 @@ export async function enableKeyspaceEvents(node: Redis): Promise<NotificationsRe
     if (!(err instanceof Error) || err.name !== "ReplyError") throw err;
     return { ok: false, reason: err.message };
   }
+}
+
+/**
+ * `enableKeyspaceEvents`, tried again until Redis answers (or `signal` aborts: null). After a restart the
+ * subscriber connection may be back before the one CONFIG goes over, whose commands then fail at once.
+ */
+export async function enableWhenReachable(
+  node: Redis,
+  signal: AbortSignal,
+): Promise<NotificationsResult | null> {
+  for (let delay = FIRST_RETRY_MS; !signal.aborted; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
+    try {
+      return await enableKeyspaceEvents(node);
+    } catch {
+      await sleep(delay, undefined, { ref: false, signal }).catch(() => undefined);
+    }
+  }
+  return null;
 }

@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { NodeWatch, type OnKey } from "./node-watch.js";
-import { enableKeyspaceEvents } from "./notifications.js";
+import { enableKeyspaceEvents, enableWhenReachable, type NotificationsResult } from "./notifications.js";
 import { masters, type RedisClient } from "./read.js";
 
 export type Mode = "notifications" | "resync";
@@ -15,6 +15,9 @@ export class RedisWatch {
   private watches: NodeWatch[] = [];
   private refused: string | null = null;
   private warned = false;
+  /** Aborted by stop(): ends the retries of turning notifications on again. */
+  private running = new AbortController();
+  private readonly reenabling = new Map<Redis, Promise<void>>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -60,12 +63,14 @@ export class RedisWatch {
 
   private async watchNode(node: Redis, onKey: OnKey, onReconnect: () => void): Promise<void> {
     if (this.refused === null) await this.enable(node);
-    const w = new NodeWatch(node, this.prefix, this.name, onKey, () => {
-      // A restarted Redis has its configuration back to the default: turn notifications on again.
-      void (this.refused === null ? this.enable(node).catch(() => undefined) : Promise.resolve()).then(
-        onReconnect,
-      );
-    });
+    // A restarted Redis has its configuration back to the default: turn notifications on again, then resync.
+    const w = new NodeWatch(
+      node,
+      this.prefix,
+      this.name,
+      onKey,
+      () => void this.reenable(node).then(onReconnect),
+    );
     this.watches.push(w);
     try {
       await w.start();
@@ -77,13 +82,43 @@ export class RedisWatch {
     }
   }
 
+  /**
+   * Turns notifications on again wherever they went off unnoticed (a restart whose re-enabling failed, an
+   * operator's CONFIG SET): the periodic resync's safety net. A node that cannot be reached is left to the next.
+   */
+  async recheck(): Promise<void> {
+    if (this.refused !== null) return;
+    const nodes = new Set(this.watches.map((w) => w.node));
+    await Promise.all([...nodes].map((node) => this.enable(node).catch(() => undefined)));
+  }
+
   stop(): void {
+    this.running.abort();
+    this.running = new AbortController();
     for (const w of this.watches) w.stop();
     this.watches = [];
   }
 
-  private async enable(node: Parameters<typeof enableKeyspaceEvents>[0]): Promise<void> {
-    const result = await enableKeyspaceEvents(node);
+  /** `enable` retried until `node` answers: one at a time per node, given up by stop(). */
+  private reenable(node: Redis): Promise<void> {
+    if (this.refused !== null) return Promise.resolve();
+    const pending = this.reenabling.get(node);
+    if (pending) return pending;
+    const signal = this.running.signal;
+    const done = enableWhenReachable(node, signal)
+      .then((result) => {
+        if (result && !signal.aborted) this.report(result);
+      })
+      .finally(() => this.reenabling.delete(node));
+    this.reenabling.set(node, done);
+    return done;
+  }
+
+  private async enable(node: Redis): Promise<void> {
+    this.report(await enableKeyspaceEvents(node));
+  }
+
+  private report(result: NotificationsResult): void {
     if (!result.ok) this.refuse(`CONFIG refused: ${result.reason}`);
     else if (result.set) {
       this.logger.info({ notifyKeyspaceEvents: result.set }, "live view: keyspace notifications turned on");

@@ -1,0 +1,102 @@
+// The live view after a Redis restart, on a redis-server of its own: the restarted server has notifications off
+// again, and the subscriber connection may be back before the connection that turns them on (which, without an
+// offline queue, fails its CONFIG at once). They must be turned on again all the same, and new locks reported.
+import { setTimeout as sleep } from "node:timers/promises";
+import { Redis } from "ioredis";
+import { pino } from "pino";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+// @ts-expect-error plain .mjs helper without types
+import { startRedis } from "../../../../scripts/lib/redis.mjs";
+import { testContext, uid } from "../../test/context.js";
+import { LockEvents } from "../../test/lock-events.js";
+import { waitUntilReady } from "../redis.js";
+import { createCaller } from "../root.js";
+import type { LockView } from "../types.js";
+import { LockFeed } from "./feed.js";
+import { lockSources } from "./snapshot.js";
+
+let server: {
+  url: string;
+  kill(signal?: string): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+};
+let admin: Redis;
+let t: Awaited<ReturnType<typeof testContext>>;
+beforeAll(async () => {
+  server = await startRedis();
+  admin = new Redis(server.url, { maxRetriesPerRequest: null });
+  admin.on("error", () => {});
+  t = await testContext({ redisUrl: server.url });
+});
+afterAll(async () => {
+  await t?.close();
+  admin?.disconnect();
+  await server?.stop();
+});
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0).reverse()) await f();
+});
+
+async function open(feed: LockFeed, prefix: string): Promise<LockEvents> {
+  const abort = new AbortController();
+  const caller = createCaller({ ...t.ctx, lockFeed: feed }, { signal: abort.signal });
+  const events = new LockEvents(await caller.locks.watch({ prefix }), abort);
+  cleanup.push(() => events.close());
+  expect((await events.next()).kind).toBe("snapshot");
+  return events;
+}
+
+const notifyFlags = async () => ((await admin.config("GET", "notify-keyspace-events")) as string[])[1] ?? "";
+
+/** The lock on `resource` is shown within `ms`: heartbeats keep the stream busy, so bound the whole wait. */
+async function shownWithin(events: LockEvents, resource: string, ms: number): Promise<LockView | undefined> {
+  const key = `lock:{${resource}}`;
+  const late = sleep(ms, undefined, { ref: false }).then(() => {
+    throw new Error(`the lock was not shown within ${ms} ms`);
+  });
+  await Promise.race([events.delta(key), late]);
+  return events.locks.get(`redis:${key}`);
+}
+
+describe("the lock observer after a Redis restart", () => {
+  it("turns notifications on again once its main connection is back, and reports new locks", async () => {
+    const resource = `test:${uid()}`;
+    const events = await open(t.ctx.lockFeed, resource);
+    // The main connection is down for the whole restart: the subscriber comes back first, for sure.
+    t.redis.disconnect();
+    await server.kill("SIGKILL");
+    await server.restart();
+    await vi.waitFor(async () => expect(await admin.pubsub("NUMPAT")).toBe(1), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect(await notifyFlags()).toBe("");
+    await t.redis.connect();
+    expect(await waitUntilReady(t.redis, 5_000)).toBe(true);
+
+    await vi.waitFor(async () => expect(await notifyFlags()).toMatch(/K/), { timeout: 10_000, interval: 50 });
+    // The resync after it has run; the 60 s periodic one is far off: only a notification can show this lock.
+    await sleep(300);
+    const h = await t.locks.acquire(resource, { leaseMs: 5_000 });
+    cleanup.push(() => h.release());
+    expect((await shownWithin(events, resource, 3_000))?.owners[0]?.count).toBe(1);
+  });
+
+  it("turns notifications on again at its periodic resync when they went off unnoticed", async () => {
+    const feed = new LockFeed({
+      redis: t.redis,
+      sources: () => lockSources(t.ctx),
+      instanceId: uid("feed"),
+      logger: pino({ level: "silent" }),
+      lingerMs: 0,
+      resyncMs: 300,
+    });
+    cleanup.push(() => feed.close());
+    await open(feed, `test:${uid()}`);
+    await admin.config("SET", "notify-keyspace-events", "");
+    await vi.waitFor(async () => expect(await notifyFlags()).toMatch(/K/), { timeout: 3_000, interval: 50 });
+  });
+});
