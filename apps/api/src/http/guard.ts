@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ClientLimits } from "./client-limits.js";
+import { type ClientLimits, streamCall } from "./client-limits.js";
 import { plain } from "./headers.js";
 import { checkHost, type HostPolicy } from "./host.js";
 
@@ -44,7 +44,12 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse, opts: Gu
     plain(res, 403, { error: "origin not allowed" }, { connection: "close" });
     return true;
   }
-  if (method === "GET" && isStream(req, opts.streamPaths)) {
+  const call = method === "GET" ? streamCall(req.url ?? "/", opts.streamPaths) : "other";
+  if (call === "undecodable") {
+    plain(res, 400, { error: "the path is not valid percent-encoding (each % must start a %XX of UTF-8)" });
+    return true;
+  }
+  if (call === "stream") {
     const release = opts.limits.enterStream(req.socket.remoteAddress ?? "unknown");
     if (!release) {
       plain(res, 429, {
@@ -55,9 +60,4 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse, opts: Gu
     res.once("close", release);
   }
   return false;
-}
-
-function isStream(req: IncomingMessage, streamPaths: ReadonlySet<string>): boolean {
-  const path = (req.url ?? "/").split("?", 1)[0] ?? "";
-  return path.startsWith("/trpc/") && streamPaths.has(path.slice("/trpc/".length));
 }
