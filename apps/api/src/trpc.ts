@@ -12,7 +12,8 @@ const t = init.create({
   // Never put stack traces into responses, whatever NODE_ENV says.
   isDev: false,
   errorFormatter({ shape, error, ctx }) {
-    const zodError = error.cause instanceof z.ZodError ? z.flattenError(error.cause) : null;
+    const invalid = error.cause instanceof z.ZodError ? error.cause : null;
+    const zodError = invalid ? z.flattenError(invalid) : null;
     if (error.code === "INTERNAL_SERVER_ERROR") {
       if (isRedisUnavailable(error.cause)) {
         // Errors raised while a subscription streams bypass the middleware below.
@@ -28,13 +29,36 @@ const t = init.create({
     }
     // A refused burst names the run that holds the guard, so a client can watch it instead.
     const runId = error.cause instanceof BurstRunningError ? error.cause.runId : undefined;
-    return { ...shape, data: { ...shape.data, zodError, ...(runId ? { runId } : {}) } };
+    return {
+      ...shape,
+      // tRPC's own message for invalid input is the issues as pretty-printed JSON; they stay in `data`.
+      message: invalid ? issuesMessage(invalid.issues) : shape.message,
+      data: {
+        ...shape.data,
+        zodError,
+        ...(invalid ? { issues: invalid.issues.map(issueView) } : {}),
+        ...(runId ? { runId } : {}),
+      },
+    };
   },
   sse: {
     ping: { enabled: true, intervalMs: 2_000 },
     client: { reconnectAfterInactivityMs: 5_000 },
   },
 });
+
+/** One line a person can act on: `productId: expected string, received boolean; mode: …`. */
+function issuesMessage(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((i) => `${i.path.length > 0 ? issuePath(i.path) : "input"}: ${i.message}`).join("; ");
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.map(String).join(".");
+}
+
+function issueView(issue: z.core.$ZodIssue) {
+  return { path: issue.path.map(String), code: issue.code, message: issue.message };
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
@@ -53,7 +77,29 @@ const redisAvailability = t.middleware(async ({ next }) => {
   return result;
 });
 
-export const publicProcedure = t.procedure.use(redisAvailability);
+/**
+ * A call that fails because its client went away (the request's signal aborted) is no fault of the API: it is
+ * logged at debug, not as an internal error, so clients that hang up cannot flood the error log.
+ */
+const clientGone = t.middleware(async ({ ctx, path, signal, next }) => {
+  const result = await next();
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isAbortOf(signal, result.error.cause)) {
+    ctx.logger.debug({ path }, "client went away");
+    throw new TRPCError({
+      code: "CLIENT_CLOSED_REQUEST",
+      message: "client went away",
+      cause: result.error.cause,
+    });
+  }
+  return result;
+});
+
+function isAbortOf(signal: AbortSignal | undefined, err: unknown): boolean {
+  if (!signal?.aborted) return false;
+  return err === signal.reason || (err instanceof Error && err.name === "AbortError");
+}
+
+export const publicProcedure = t.procedure.use(clientGone).use(redisAvailability);
 
 /** True when the request may do admin things: ADMIN_TOKEN is unset (local demo) or it presented it. */
 export function isAdmin(ctx: Pick<Context, "config" | "adminToken">): boolean {
