@@ -39,22 +39,35 @@ function seedErrorSchema(schema: Json): void {
 }
 
 /**
- * A POST whose fields all have defaults also reads them from the query string (rest.ts), which is how
- * the seed calls `/api/stock/deduct?productId=1001`: list them as query parameters as well.
+ * A POST reads its fields from the query string and the JSON body together (post-input.ts), which is how the
+ * seed calls `/api/stock/deduct?productId=1001`: list them as query parameters as well, and a field the
+ * input requires as required in one place or the other.
  */
 function queryParametersToo(op: Json): void {
-  const body = op.requestBody as
-    | { required?: boolean; content?: Record<string, { schema?: Json }> }
-    | undefined;
-  const properties = body?.content?.["application/json"]?.schema?.properties as
-    | Record<string, Json>
-    | undefined;
-  if (!body || body.required || !properties) return;
+  const body = op.requestBody as { content?: Record<string, { schema?: Json }> } | undefined;
+  const schema = body?.content?.["application/json"]?.schema;
+  const properties = schema?.properties as Record<string, Json> | undefined;
+  if (!body || !schema || !properties) return;
+  const required = (schema.required as string[] | undefined) ?? [];
+  delete schema.required;
   const parameters = (op.parameters as Json[] | undefined) ?? [];
-  for (const [name, schema] of Object.entries(properties)) {
-    const { description, ...rest } = schema;
-    parameters.push({ in: "query", name, ...(description ? { description } : {}), schema: rest });
+  for (const [name, { description, ...rest }] of Object.entries(properties)) {
+    const text = [required.includes(name) && "Required, here or in the body.", description].filter(Boolean);
+    parameters.push({
+      in: "query",
+      name,
+      ...(text.length ? { description: text.join(" ") } : {}),
+      schema: rest,
+    });
   }
   op.parameters = parameters;
-  op.requestBody = { ...body, description: "The same fields as a JSON body, instead of the query string" };
+  const requiredSays =
+    required.length > 0 ? ` ${required.join(", ")} must be given in one or the other.` : "";
+  op.requestBody = {
+    ...body,
+    required: false,
+    description:
+      "The same fields as a JSON object, instead of the query string or with it; a field given in both must " +
+      `have the same value in both.${requiredSays}`,
+  };
 }

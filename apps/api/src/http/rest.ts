@@ -3,19 +3,28 @@ import { createOpenApiNodeHttpHandler } from "trpc-to-openapi";
 import { createContextFactory, type Services } from "../context.js";
 import { seedRouter } from "../router/seed.js";
 import { serveDocs } from "./docs.js";
+import { plain } from "./headers.js";
 import { createOpenApiDocument } from "./openapi.js";
+import { readPostInput } from "./post-input.js";
+import { withRequestSignal } from "./request-signal.js";
+import { RestRequestError } from "./rest-error.js";
+import { methodNotAllowed, routeMethods } from "./route-methods.js";
 
 /**
  * Everything under `/api`: the seed's REST routes (router/seed.ts through trpc-to-openapi),
  * `/api/openapi.json` and the Swagger UI page at `/api/docs`.
  */
 export function createRestHandler(services: Services, { maxBodySize }: { maxBodySize: number }) {
-  const document = JSON.stringify(createOpenApiDocument());
+  const openApi = createOpenApiDocument();
+  const document = JSON.stringify(openApi);
+  const allowedMethods = routeMethods(openApi);
+  const contextFor = createContextFactory(services);
   const routes = createOpenApiNodeHttpHandler({
     router: seedRouter,
     maxBodySize,
-    createContext: createContextFactory(services),
+    createContext: async (opts) => withRequestSignal(await contextFor(opts), opts.info.signal),
     onError({ error, path }) {
+      if (error.code === "CLIENT_CLOSED_REQUEST") services.logger.debug({ path }, "client went away");
       if (error.code === "INTERNAL_SERVER_ERROR")
         services.logger.error({ err: error.cause ?? error, path }, "request failed");
     },
@@ -27,7 +36,20 @@ export function createRestHandler(services: Services, { maxBodySize }: { maxBody
       return;
     }
     if (serveDocs(res, path)) return;
-    if (req.method === "POST") readQueryAsBody(req, new URLSearchParams(query));
+    const method = req.method ?? "GET";
+    const allowed = allowedMethods(path);
+    try {
+      if (allowed && !allowed.includes(method)) throw methodNotAllowed(method, path, allowed);
+      if (allowed && method === "POST") {
+        // The adapter takes a body already in `req.body` as the input, and then reads nothing itself.
+        req.body = await readPostInput(req, new URLSearchParams(query), maxBodySize);
+        req.headers["content-type"] = "application/json";
+      }
+    } catch (err) {
+      if (!(err instanceof RestRequestError)) throw err;
+      plain(res, err.status, { message: err.message }, err.headers);
+      return;
+    }
     await routes(req, seedShapedErrors(res));
   };
   return (req: IncomingMessage, res: ServerResponse): void => {
@@ -37,22 +59,6 @@ export function createRestHandler(services: Services, { maxBodySize }: { maxBody
       res.end(JSON.stringify({ message: "Internal server error" }));
     });
   };
-}
-
-/**
- * The seed posts `/api/stock/deduct?productId=1001` with no body (ASP.NET's `[FromQuery]`); the adapter
- * reads a POST's input from its body only. A POST without a body therefore gets its query as the body.
- */
-function readQueryAsBody(req: IncomingMessage & { body?: unknown }, query: URLSearchParams): void {
-  const length = req.headers["content-length"];
-  const hasBody = req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
-  if (!hasBody) {
-    req.headers["content-type"] = "application/json";
-    req.body = Object.fromEntries(query);
-  } else if (req.headers["content-type"]?.startsWith("application/json")) {
-    // The adapter parses only an exact "application/json" (not "…; charset=utf-8").
-    req.headers["content-type"] = "application/json";
-  }
 }
 
 /** Rewrites the adapter's error bodies (`{ message, code, issues }`) to the seed's `{ message }`. */

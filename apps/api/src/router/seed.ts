@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { requestSignal } from "../http/request-signal.js";
 import { readOrder } from "../orders/store.js";
 import { submitOrder } from "../orders/submit.js";
 import { id, idInput, stockDeductInput, stockMode } from "../schemas.js";
@@ -30,8 +31,29 @@ const errors = (...codes: (keyof typeof ERRORS)[]) => Object.fromEntries(codes.m
 const productId = id
   .default("1001")
   .meta({ description: 'Default 1001. 1001 and "1001" name the same product', examples: [1001] });
-// The same bounds as stock.deduct (a fresh schema: the REST adapter marks query numbers for coercion).
+// The same bounds as stock.deduct.
 const work = stockDeductInput.shape.workMs.unwrap();
+const DECIMAL = /^-?[0-9]+$/;
+/**
+ * A whole number in [min, max], `fallback` when absent. From the query string it arrives as text, and only
+ * plain decimal digits are read as a number: "0x10", "1e3", "" and " 5" are refused, naming the field. The
+ * pipe also keeps off the adapter's own coercion, Number(value), which read "0x10" as 16, "" as 0 and a body's
+ * `null` as 0. The default sits inside the pipe because outside it the document would not show it.
+ */
+const wholeNumber = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    (value) => (typeof value === "string" && DECIMAL.test(value) ? Number(value) : value),
+    z
+      .int({
+        error: (issue) =>
+          typeof issue.input === "string"
+            ? `expected a whole number in decimal digits, like 250; got ${JSON.stringify(issue.input.slice(0, 20))}`
+            : undefined,
+      })
+      .min(min)
+      .max(max)
+      .default(fallback),
+  );
 
 const UNAVAILABLE: Record<Exclude<DeductRejectReason, "sold-out">, string> = {
   "lock-timeout": "the stock lock could not be acquired in time; try again shortly",
@@ -54,7 +76,7 @@ const stockRoutes = {
         protect: false,
         summary: "Deduct one unit (the seed's flash sale)",
         description:
-          "Input as query parameters, as the seed sends it (`?productId=1001`), or as a JSON body. " +
+          "Input as query parameters, as the seed sends it (`?productId=1001`), as a JSON body, or both. " +
           "Sold out is a 200 with `success: false`; a lock that cannot be had in time is a 503.",
         errorResponses: errors(400, 404, 412, 429, 503),
       },
@@ -64,18 +86,21 @@ const stockRoutes = {
         .strictObject({
           productId,
           mode: stockMode.default("redis"),
-          workMs: z
-            .int()
-            .min(work.minValue ?? 0)
-            .max(work.maxValue ?? 0)
-            .default(0)
-            .meta({ description: "Simulated work between the stock check and the write, in ms" }),
+          workMs: wholeNumber(work.minValue ?? 0, work.maxValue ?? 0, 0).meta({
+            description: "Simulated work between the stock check and the write, in ms",
+          }),
         })
         .prefault({}),
     )
     .output(deductOutput)
-    .mutation(async ({ ctx, input }) => {
-      const r = await deduct(ctx, { ...input, quantity: 1 });
+    .mutation(async ({ ctx, input, signal: callSignal }) => {
+      // trpc-to-openapi calls this without the request's signal: rest.ts hands it over on the context.
+      const signal = callSignal ?? requestSignal(ctx);
+      const r = await deduct(ctx, { ...input, quantity: 1 }, signal).catch((cause: unknown) => {
+        if (!signal?.aborted) throw cause;
+        // Nobody is left to answer, and a client hanging up is no internal error to log.
+        throw new TRPCError({ code: "CLIENT_CLOSED_REQUEST", message: "client went away", cause });
+      });
       if (r.ok) return { success: true as const, remainingStock: r.stock };
       if (r.reason === "sold-out") return { success: false as const, message: "sold out" };
       throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: UNAVAILABLE[r.reason] });
@@ -105,7 +130,7 @@ const stockRoutes = {
         errorResponses: errors(400, 401, 503),
       },
     })
-    .input(z.strictObject({ productId, stock: z.int().min(0).max(1_000_000).default(100) }).prefault({}))
+    .input(z.strictObject({ productId, stock: wholeNumber(0, 1_000_000, 100) }).prefault({}))
     .output(z.object({ stock: z.int() }))
     .mutation(async ({ ctx, input }) => ({
       stock: (await resetStock(ctx.redis, input.productId, input.stock)).qty,
@@ -130,7 +155,7 @@ const orderRoutes = {
       z.strictObject({
         orderId: idInput.meta({ description: '100001 and "100001" name the same order' }),
         productId,
-        quantity: z.int().min(1).max(1000).default(1),
+        quantity: wholeNumber(1, 1000, 1),
       }),
     )
     .output(
