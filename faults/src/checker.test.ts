@@ -120,6 +120,16 @@ describe("no-two-holders checker", () => {
     expect(holdsOf({ name: "b", errMs: 0, ops: late }).holds).toEqual([
       expect.objectContaining({ owner: "B", start: 120, end: 140, token: 10 }),
     ]);
+    // A message that came after the owner released (it refused a grant answered too late, and gave it on) is no
+    // hold: nobody waits for it any more.
+    const gaveBack = [
+      ...refused,
+      op("acquire", "B", 25, 28, [1, 1, 9]),
+      op("release", "B", 29, 30, [3, 10], { next: { owner: "C", leaseMs: 100 } }),
+    ];
+    expect(holdsOf({ name: "b", errMs: 0, ops: [...gaveBack, handed(31, 9)] }).holds).toEqual([
+      expect.objectContaining({ owner: "B", start: 28, end: 29, via: "acquire" }),
+    ]);
     // A release of its own process that queued it ({3, token}) is such a probe too.
     const queued = op("release", "A", 10, 11, [3, 5], { next: { owner: "B", leaseMs: 100 } });
     expect(holdsOf({ name: "b", errMs: 0, ops: [queued, handed(30, 6)] }).holds).toEqual([

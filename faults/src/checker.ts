@@ -60,7 +60,8 @@
  *   (`{0, pttl, fence}`) or a release naming it that queued it (`{3, token}`). Tokens only grow, so the handoff
  *   ran after that call, which ran after it was sent: the claim lasts at least until the latest such send time
  *   plus claimMs (core/by-message.ts; the library holds on no other proof). A message no call shows ran after is
- *   no hold (a late message: the owner looks with an attempt, recorded as usual).
+ *   no hold (a late message: the owner looks with an attempt, recorded as usual), and neither is a message that
+ *   comes after that owner sent a release (its waiter is gone: a grant answered too late is refused and released).
  */
 import type { OpRecord } from "../fixtures/wire.mjs";
 
@@ -139,6 +140,8 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
   const unknown: UnknownAcquire[] = [];
   const open = new Map<string, Open>();
   const probes = new Map<string, Probe[]>();
+  /** When each owner's last release was sent (whatever its outcome). */
+  const released = new Map<string, number>();
   const probe = (id: string, p: Probe) => {
     const list = probes.get(id);
     if (list) list.push(p);
@@ -202,6 +205,7 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
           return;
         }
         case "release": {
+          released.set(id, rec.sent);
           if (!settled) return;
           const r = rec.reply as number[];
           // 1 = decremented: the owner still holds it (re-entry). 2 = released, 0 = not the owner; 3 = handed to
@@ -219,6 +223,9 @@ export function holdsOf(src: Source): { holds: Hold[]; unknown: UnknownAcquire[]
           return;
         }
         case "handed": {
+          // The owner had given the lock back before the message came (a grant it refused as too late, say):
+          // its waiter is gone, and the library holds nothing on a message nobody waits for.
+          if ((released.get(id) ?? Number.POSITIVE_INFINITY) <= rec.sent) return;
           if (o && o.deadline > rec.sent) return;
           if (o) close(id, it.key, it.owner, o, o.deadline);
           const token = rec.token!;
