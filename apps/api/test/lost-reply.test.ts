@@ -21,6 +21,30 @@ afterAll(async () => {
   direct.disconnect();
 });
 
+/**
+ * Replies are dropped from mid-work on (once `lockedProduct`'s stock lock is held, its read answered), so the
+ * write runs on Redis but its reply never arrives (`writtenProduct`'s qty reads `qtyAfter`); then the
+ * connection is cut.
+ */
+async function cutRepliesOnceWritten(
+  lockedProduct: string | undefined,
+  writtenProduct: string,
+  qtyAfter: string,
+): Promise<void> {
+  const within = { timeout: 5_000, interval: 10 };
+  if (lockedProduct !== undefined) {
+    const key = lockKey("lock:", stockResource(lockedProduct));
+    await vi.waitFor(async () => expect(await direct.exists(key)).toBe(1), within);
+  }
+  await sleep(100);
+  cutter.holdReplies();
+  await vi.waitFor(
+    async () => expect(await direct.hget(`stock:{${writtenProduct}}`, "qty")).toBe(qtyAfter),
+    within,
+  );
+  cutter.cut();
+}
+
 describe("a connection lost after the write ran but before its reply came back", () => {
   it.each(["redis", "atomic"] as const)(
     "mode %s: the write is not sent again on reconnect; the answer says it may have been applied",
@@ -28,24 +52,7 @@ describe("a connection lost after the write ran but before its reply came back",
       const productId = uid("p");
       await t.caller.stock.reset({ productId, qty: 3 });
       const deducting = t.caller.stock.deduct({ productId, mode, workMs: 600 }).catch((e: unknown) => e);
-      // Replies are dropped from mid-work on (the lock and its read already answered, in redis mode)...
-      if (mode === "redis") {
-        await vi.waitFor(
-          async () => expect(await direct.exists(lockKey("lock:", stockResource(productId)))).toBe(1),
-          {
-            timeout: 5_000,
-            interval: 10,
-          },
-        );
-      }
-      await sleep(100);
-      cutter.holdReplies();
-      // ...so the write runs on Redis but its reply never arrives; then the connection is cut.
-      await vi.waitFor(async () => expect(await direct.hget(`stock:{${productId}}`, "qty")).toBe("2"), {
-        timeout: 5_000,
-        interval: 10,
-      });
-      cutter.cut();
+      await cutRepliesOnceWritten(mode === "redis" ? productId : undefined, productId, "2");
       const answer = await deducting;
       // ioredis by default re-sends unanswered commands after a reconnect: the decrement would run twice.
       await sleep(300);
@@ -74,17 +81,7 @@ describe("an order of items whose stock write lost its reply", () => {
       })
       .catch((e: unknown) => e);
     // In the processing (300 ms, under both stock locks), replies stop: the writes run, their answers never come.
-    await vi.waitFor(async () => expect(await direct.exists(lockKey("lock:", stockResource(b)))).toBe(1), {
-      timeout: 5_000,
-      interval: 10,
-    });
-    await sleep(100);
-    cutter.holdReplies();
-    await vi.waitFor(async () => expect(await direct.hget(`stock:{${b}}`, "qty")).toBe("2"), {
-      timeout: 5_000,
-      interval: 10,
-    });
-    cutter.cut();
+    await cutRepliesOnceWritten(b, b, "2");
     const answer = await submitting;
     expect(answer).toBeInstanceOf(TRPCError);
     expect((answer as TRPCError).code).toBe("SERVICE_UNAVAILABLE");

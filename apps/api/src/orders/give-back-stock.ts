@@ -2,6 +2,7 @@ import { fencedWrite } from "@lockyard/lock";
 import type { Context } from "../context.js";
 import { stockKey, stockResource } from "../stock/keys.js";
 import type { OrderItem } from "../types.js";
+import { stockLockOf } from "./take-stock.js";
 
 /**
  * Puts the items an order took back into stock, under their stock locks and with fenced writes: a submit
@@ -15,8 +16,8 @@ export async function giveBackStock(ctx: Context, items: readonly OrderItem[]): 
   );
   try {
     for (const item of items) {
-      const lock = all.handles[all.resources.indexOf(stockResource(item.productId))]!;
-      const put = await fencedWrite(ctx.redis, stockKey(item.productId), lock.token ?? 0, item.quantity);
+      const { token } = stockLockOf(all, item.productId);
+      const put = await fencedWrite(ctx.redis, stockKey(item.productId), token ?? 0, item.quantity);
       if (!put.ok)
         ctx.logger.error({ item, put }, "stock taken by a duplicate order could not be given back");
     }

@@ -47,7 +47,7 @@ export async function takeStock(
       });
     });
   try {
-    const held = (item: WantedItem) => all.handles[all.resources.indexOf(stockResource(item.productId))]!;
+    const held = (item: WantedItem) => stockLockOf(all, item.productId);
     const stock = await Promise.all(items.map((item) => readStock(ctx, item.productId, held(item))));
     items.forEach((item, i) => {
       const qty = stock[i]!;
@@ -67,6 +67,11 @@ export async function takeStock(
   } finally {
     await all.release().catch((err: unknown) => ctx.logger.warn({ err }, "order stock locks release failed"));
   }
+}
+
+/** The stock lock of `productId` among the products' locks taken together. */
+export function stockLockOf(all: MultiLockHandle, productId: string): LockHandle {
+  return all.handles[all.resources.indexOf(stockResource(productId))]!;
 }
 
 /** The stock under `lock`, read fenced: it registers the lock's token on the stock (the library's fencedRead). */

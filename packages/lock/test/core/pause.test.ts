@@ -60,6 +60,40 @@ describe("a holder that cannot run past its lease", () => {
     await other.close();
     await locks.close();
   });
+  it("a grant refused as too late leaves the lock to the waiter of the same process behind it: no hang, its hold named in Redis", async () => {
+    const { locks } = makeLocks(redis, { leaseMs: 300 });
+    const resource = uniq("late-grant-next");
+    const holds: [number, number][] = [];
+    const late = locks
+      .acquire(resource, {
+        reads: (r) => {
+          stall(500);
+          return r.ping();
+        },
+      })
+      .then(
+        () => "handed out",
+        (e: unknown) => e,
+      );
+    // Queued behind it in this process: the refused grant's release hands the lock on, or its lease ran out.
+    const next = locks.withLock(
+      resource,
+      async (h) => {
+        const start = performance.now();
+        expect(h.isHeld()).toBe(true);
+        expect(await redis.hget(h.key, h.owner)).toBe("1");
+        await new Promise((r) => setTimeout(r, 20));
+        holds.push([start, performance.now()]);
+        return h.token;
+      },
+      { waitMs: 3_000 },
+    );
+    expect(await late).toBeInstanceOf(LockLostError);
+    const token = await next;
+    expect(typeof token).toBe("number");
+    expect(holds).toHaveLength(1);
+    await locks.close();
+  });
 });
 
 describe("close() while a lock is held", () => {
