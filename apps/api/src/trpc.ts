@@ -4,6 +4,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import { z } from "zod";
 import type { Context } from "./context.js";
 import { BurstRunningError } from "./demo/burst-running-error.js";
+import { requestSignal } from "./http/request-signal.js";
 import { sameSecret } from "./lib/same-secret.js";
 
 // `meta.openapi` exposes a procedure as a REST route (router/seed.ts, http/rest.ts).
@@ -83,7 +84,9 @@ const redisAvailability = t.middleware(async ({ next }) => {
  */
 const clientGone = t.middleware(async ({ ctx, path, signal, next }) => {
   const result = await next();
-  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isAbortOf(signal, result.error.cause)) {
+  // A REST route gets no signal from trpc-to-openapi: rest.ts puts the request's on the context.
+  const request = signal ?? requestSignal(ctx);
+  if (!result.ok && result.error.code === "INTERNAL_SERVER_ERROR" && isAbortOf(request, result.error.cause)) {
     ctx.logger.debug({ path }, "client went away");
     throw new TRPCError({
       code: "CLIENT_CLOSED_REQUEST",

@@ -24,7 +24,6 @@ export function createRestHandler(services: Services, { maxBodySize }: { maxBody
     maxBodySize,
     createContext: async (opts) => withRequestSignal(await contextFor(opts), opts.info.signal),
     onError({ error, path }) {
-      if (error.code === "CLIENT_CLOSED_REQUEST") services.logger.debug({ path }, "client went away");
       if (error.code === "INTERNAL_SERVER_ERROR")
         services.logger.error({ err: error.cause ?? error, path }, "request failed");
     },

@@ -95,12 +95,8 @@ const stockRoutes = {
     .output(deductOutput)
     .mutation(async ({ ctx, input, signal: callSignal }) => {
       // trpc-to-openapi calls this without the request's signal: rest.ts hands it over on the context.
-      const signal = callSignal ?? requestSignal(ctx);
-      const r = await deduct(ctx, { ...input, quantity: 1 }, signal).catch((cause: unknown) => {
-        if (!signal?.aborted) throw cause;
-        // Nobody is left to answer, and a client hanging up is no internal error to log.
-        throw new TRPCError({ code: "CLIENT_CLOSED_REQUEST", message: "client went away", cause });
-      });
+      // A client hanging up is turned into CLIENT_CLOSED_REQUEST by trpc.ts's clientGone, as on tRPC.
+      const r = await deduct(ctx, { ...input, quantity: 1 }, callSignal ?? requestSignal(ctx));
       if (r.ok) return { success: true as const, remainingStock: r.stock };
       if (r.reason === "sold-out") return { success: false as const, message: "sold out" };
       throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: UNAVAILABLE[r.reason] });
