@@ -30,11 +30,13 @@ export async function acquireAll(
   }
   const waitMs = opts?.waitMs === undefined ? defaultWaitMs : opts.waitMs;
   const deadline = clock.now() + checkMs("waitMs", waitMs, 0);
+  const noWait = waitMs === 0;
   const held: LockHandle[] = [];
   try {
     for (const resource of ordered) {
-      // The budget left for the rest, at least 1 ms: waitMs 0 would mean one attempt with no deadline at all.
-      const waitMs = Math.max(1, Math.floor(deadline - clock.now()));
+      // waitMs 0 tries each lock once, as for one lock. Otherwise the budget left for the rest, at least 1 ms:
+      // 0 there would turn a nearly spent budget into an attempt with no deadline at all.
+      const waitMs = noWait ? 0 : Math.max(1, Math.floor(deadline - clock.now()));
       const h = await take(resource, once ? opts : { ...opts, waitMs }, once);
       if (h === null) {
         giveBack(held);

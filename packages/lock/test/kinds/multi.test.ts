@@ -174,4 +174,26 @@ describe("multi-resource lock", () => {
     await Promise.all([locks.close(), other.locks.close()]);
     admin.disconnect();
   });
+
+  it("waitMs 0 tries each lock once, as for one lock: no wait, no entry in the lock's queue", async () => {
+    // It used to give each lock 1 ms: a waiting acquire, which joins the Redis queue of a held lock.
+    const { locks } = makeLocks(redis);
+    const other = makeLocks(redis);
+    const [a, b] = [uniq("a"), uniq("b")].sort() as [string, string];
+    const held = await other.locks.acquire(b);
+    const monitor = await connect().monitor();
+    const pushes: string[][] = [];
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === "rpush" && args[1]?.includes(b)) pushes.push(args);
+    });
+    await sleep(50);
+    await expect(locks.acquire([a, b], { waitMs: 0 })).rejects.toBeInstanceOf(LockTimeoutError);
+    await expect(locks.acquire([a, b], { waitMs: 200 })).rejects.toBeInstanceOf(LockTimeoutError);
+    await sleep(100);
+    // The waiting call (200 ms) joined the queue: the monitor sees it, so its silence on the first means something.
+    expect(pushes.length).toBe(1);
+    monitor.disconnect();
+    await held.release();
+    await Promise.all([locks.close(), other.locks.close()]);
+  });
 });
