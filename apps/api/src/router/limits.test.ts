@@ -1,5 +1,5 @@
 // Issue 18's limits on one context over real Redis: unknown products, per-product admission, workMs bounds,
-// scenario slots, demo products, the admin token on runs, and public system.info.
+// scenario slots, demo products, the admin token on runs and on the unsafe modes, and public system.info.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testContext, uid } from "../../test/context.js";
@@ -35,6 +35,22 @@ describe("stock.deduct limits", () => {
       expect(await codeOf(t.caller.stock.deduct({ productId: uid("nope"), mode }))).toBe("NOT_FOUND");
     }
     expect(await t.redis.dbsize()).toBe(before);
+  });
+
+  it("with ADMIN_TOKEN set, the modes that oversell run only on demo products or for the admin", async () => {
+    const shop = uid("shop");
+    const demo = uid("demo-p");
+    for (const productId of [shop, demo]) await t.caller.stock.reset({ productId, qty: 10 });
+    const stranger = await callerAs({}, { adminToken: "s3cret" });
+    const admin = await callerAs({ adminToken: "s3cret" }, { adminToken: "s3cret" });
+    for (const mode of ["none", "local"] as const) {
+      expect(await codeOf(stranger.stock.deduct({ productId: shop, mode }))).toBe("FORBIDDEN");
+    }
+    expect(await t.redis.hget(`stock:{${shop}}`, "qty")).toBe("10");
+    expect(await codeOf(stranger.stock.deduct({ productId: demo, mode: "none" }))).toBeNull();
+    expect(await codeOf(stranger.stock.deduct({ productId: shop, mode: "redis" }))).toBeNull();
+    expect(await codeOf(admin.stock.deduct({ productId: shop, mode: "none" }))).toBeNull();
+    expect(await t.redis.hget(`stock:{${shop}}`, "qty")).toBe("8");
   });
 
   it("caps the simulated work a client may ask for", async () => {

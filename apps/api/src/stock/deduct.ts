@@ -13,6 +13,7 @@ import { withPgLock } from "./postgres-lock.js";
 import { deductUnderRedisLock } from "./redis-lock.js";
 import { type Outcome, runSection, type SectionResult } from "./section.js";
 import { decrementQty, readQty } from "./store.js";
+import { assertSafeForProduct } from "./unsafe-modes.js";
 import { stockWrite } from "./write-outcome.js";
 
 export interface DeductRequest {
@@ -32,6 +33,7 @@ const SERIALISED: ReadonlySet<StockMode> = new Set(["local", "redis", "redlock",
  */
 export async function deduct(ctx: Context, req: DeductRequest, signal?: AbortSignal): Promise<DeductResult> {
   assertModeAvailable(ctx, req.mode);
+  assertSafeForProduct(ctx, req.mode, req.productId);
   await assertKnownProduct(ctx.redis, req.productId);
   const leave = ctx.admission.enter(req.productId, req.workMs, SERIALISED.has(req.mode));
   try {
