@@ -2,6 +2,7 @@ import type { Locks, RedisLocks } from "@lockyard/lock";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { RunRegistry } from "./demo/runs/registry.js";
+import type { Drain } from "./lib/drain.js";
 import type { KeyedMutex } from "./lib/keyed-mutex.js";
 import type { LockFeed } from "./locks/feed.js";
 import type { Metrics } from "./metrics.js";
@@ -46,6 +47,8 @@ export interface Services {
   postgres: PostgresMode | null;
   postgresReason: string | null;
   localMutex: KeyedMutex;
+  /** The calls in flight, and the signal that stops their waits when the instance shuts down. */
+  drain: Drain;
   /** The live view's one lock observer for this instance; `locks.watch` streams share it. */
   lockFeed: LockFeed;
   /** Demo runs started by this instance (to cancel them and wake local watchers). */

@@ -64,6 +64,7 @@ const guard = {
   origins,
   limits,
   streamPaths,
+  inFlight: services.drain,
 };
 
 function route(req: IncomingMessage, res: ServerResponse) {
@@ -126,17 +127,30 @@ server.listen(env.PORT, env.HOST, () => {
   logger.info({ port, host: env.HOST, apiUrls: env.API_URLS }, `api listening on http://${env.HOST}:${port}`);
 });
 
+/** In-flight requests get this long to finish; then their waits are stopped and they answer 503. */
+const GRACE_MS = 2_000;
+/** How long those answers (and writes already sent, bounded by Redis's command timeout) may take. */
+const ANSWER_MS = 3_000;
+
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  logger.info({ signal }, "shutting down");
+  logger.info({ signal, inFlight: services.drain.inFlight }, "shutting down");
   jobs.stop();
-  // Let in-flight requests finish; open SSE streams and keep-alive sockets would hold close() forever.
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // No new connections; open SSE streams and keep-alive sockets would hold close() forever.
+  server.close();
   server.closeIdleConnections();
-  const grace = new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref());
-  await Promise.race([closed, grace]);
+  if (!(await services.drain.idle(GRACE_MS))) {
+    logger.info({ inFlight: services.drain.inFlight }, "stopping the waits of requests still in flight");
+    services.drain.stop(env.INSTANCE_ID);
+    if (!(await services.drain.idle(ANSWER_MS))) {
+      logger.warn(
+        { inFlight: services.drain.inFlight },
+        "requests still unanswered; closing their connections",
+      );
+    }
+  }
   server.closeAllConnections();
   await close();
   // After close(): it ends the open hold spans, which the flush then sends.

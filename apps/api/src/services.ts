@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Services } from "./context.js";
 import { RunRegistry } from "./demo/runs/registry.js";
 import type { Env } from "./env.js";
+import { Drain } from "./lib/drain.js";
 import { KeyedMutex } from "./lib/keyed-mutex.js";
 import { LockFeed } from "./locks/feed.js";
 import { lockSources } from "./locks/snapshot.js";
@@ -112,6 +113,7 @@ export function createServices(env: Env, logger: Logger, telemetry: Telemetry | 
     postgres: null,
     postgresReason: null,
     localMutex: new KeyedMutex(),
+    drain: new Drain(),
     lockFeed: new LockFeed({
       redis,
       sources: () => lockSources(services),

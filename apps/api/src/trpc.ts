@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Context } from "./context.js";
 import { BurstRunningError } from "./demo/burst-running-error.js";
 import { requestSignal } from "./http/request-signal.js";
+import { ShuttingDownError } from "./lib/drain.js";
 import { sameSecret } from "./lib/same-secret.js";
 
 // `meta.openapi` exposes a procedure as a REST route (router/seed.ts, http/rest.ts).
@@ -102,7 +103,32 @@ function isAbortOf(signal: AbortSignal | undefined, err: unknown): boolean {
   return err === signal.reason || (err instanceof Error && err.name === "AbortError");
 }
 
-export const publicProcedure = t.procedure.use(clientGone).use(redisAvailability);
+/**
+ * A call stopped by the instance's shutdown (lib/drain.ts; server.ts counts the requests in flight), or one
+ * that comes after it, is a 503 saying to retry elsewhere, not an internal error.
+ */
+const draining = t.middleware(async ({ ctx, next }) => {
+  if (ctx.drain.stopping) throw shuttingDown(ctx.config.instanceId, "before it started");
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof ShuttingDownError) {
+    throw shuttingDown(
+      ctx.config.instanceId,
+      "while it waited, before it wrote anything",
+      result.error.cause,
+    );
+  }
+  return result;
+});
+
+function shuttingDown(instanceId: string, when: string, cause?: Error): TRPCError {
+  return new TRPCError({
+    code: "SERVICE_UNAVAILABLE",
+    message: `instance ${instanceId} is shutting down and stopped this call ${when}; try again (another instance serves it)`,
+    ...(cause ? { cause } : {}),
+  });
+}
+
+export const publicProcedure = t.procedure.use(clientGone).use(draining).use(redisAvailability);
 
 /** True when the request may do admin things: ADMIN_TOKEN is unset (local demo) or it presented it. */
 export function isAdmin(ctx: Pick<Context, "config" | "adminToken">): boolean {

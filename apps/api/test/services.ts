@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import type { Config, Services } from "../src/context.js";
 import { RunRegistry } from "../src/demo/runs/registry.js";
+import { Drain } from "../src/lib/drain.js";
 import { KeyedMutex } from "../src/lib/keyed-mutex.js";
 import { LockFeed } from "../src/locks/feed.js";
 import { lockSources } from "../src/locks/snapshot.js";
@@ -44,6 +45,7 @@ export function testServices(input: ServicesInput): Services {
     postgres,
     postgresReason: postgres ? null : (input.postgresReason ?? "DATABASE_URL is not set"),
     localMutex: input.localMutex ?? new KeyedMutex(),
+    drain: input.drain ?? new Drain(),
     lockFeed:
       input.lockFeed ??
       new LockFeed({

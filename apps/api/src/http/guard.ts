@@ -11,6 +11,8 @@ export interface GuardOptions {
   limits: ClientLimits;
   /** tRPC paths that are subscriptions (long-lived SSE streams), counted per client. */
   streamPaths: ReadonlySet<string>;
+  /** Counts the other requests until their answer is written, for the shutdown (lib/drain.ts). */
+  inFlight?: { enter(): () => void };
 }
 
 /**
@@ -19,7 +21,7 @@ export interface GuardOptions {
  * - Methods: only GET, POST and OPTIONS (TRACE and friends get 405, not a 500 from deeper down).
  * - POST from a foreign Origin (not the dashboard's, not the API's own): 403, whatever its content type. Browsers send Origin on every cross-origin
  *   POST; CORS alone only hides the answer, it does not stop a "simple" request from running.
- * - SSE streams per client address.
+ * - SSE streams per client address; every other request admitted is counted in flight until answered.
  */
 export function guardRequest(req: IncomingMessage, res: ServerResponse, opts: GuardOptions): boolean {
   const host = checkHost(req, opts.host);
@@ -58,6 +60,8 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse, opts: Gu
       return true;
     }
     res.once("close", release);
+  } else if (opts.inFlight) {
+    res.once("close", opts.inFlight.enter());
   }
   return false;
 }

@@ -32,11 +32,13 @@ export async function submitOrder(ctx: Context, req: SubmitRequest): Promise<Ord
     const existing = await readOrder(ctx.redis, req.orderId);
     if (existing) return { order: existing, replayed: true };
     let items: OrderItem[];
+    // Waits and processing end when the lock is lost or the instance shuts down, always before a write.
+    const stop = AbortSignal.any([lock.signal, ctx.drain.signal]);
     if (req.items) {
       // The processing runs under the stock locks: the stock it checked is the stock it writes.
-      items = await takeStock(ctx, req.items, { workMs: ctx.config.orderProcessingMs, signal: lock.signal });
+      items = await takeStock(ctx, req.items, { workMs: ctx.config.orderProcessingMs, signal: stop });
     } else {
-      await sleep(ctx.config.orderProcessingMs, lock.signal);
+      await sleep(ctx.config.orderProcessingMs, stop);
       items = [{ productId: req.productId ?? "", quantity: req.quantity ?? 1, token: null }];
     }
     const order: Order = {

@@ -28,8 +28,8 @@ const SERIALISED: ReadonlySet<StockMode> = new Set(["local", "redis", "redlock",
 
 /**
  * check → work → write, guarded as the mode says. The stock lives in Redis in every mode. `signal` (the
- * request's, aborted when its client goes away) cancels the lock wait and the work; a write already sent
- * is not undone.
+ * request's, aborted when its client goes away) and the instance's shutdown cancel the lock wait and the
+ * work; a write already sent is not undone.
  */
 export async function deduct(ctx: Context, req: DeductRequest, signal?: AbortSignal): Promise<DeductResult> {
   assertModeAvailable(ctx, req.mode);
@@ -37,7 +37,9 @@ export async function deduct(ctx: Context, req: DeductRequest, signal?: AbortSig
   await assertKnownProduct(ctx.redis, req.productId);
   const leave = ctx.admission.enter(req.productId, req.workMs, SERIALISED.has(req.mode));
   try {
-    return await admitted(ctx, req, signal);
+    // The atomic mode neither waits nor works: nothing there to stop.
+    const stop = req.mode === "atomic" ? signal : anyOf(ctx.drain.signal, signal);
+    return await admitted(ctx, req, stop);
   } finally {
     leave();
   }
@@ -60,6 +62,10 @@ async function admitted(
     ctx.metrics.deducts.inc({ mode: req.mode, outcome: reason });
     return { ...base, ok: false, reason, stock: null, waitedMs: performance.now() - started };
   }
+}
+
+function anyOf(a: AbortSignal, b: AbortSignal | undefined): AbortSignal {
+  return b ? AbortSignal.any([a, b]) : a;
 }
 
 function lockFailure(error: unknown): "lock-timeout" | "lock-lost" | null {
