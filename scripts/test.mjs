@@ -44,7 +44,10 @@ const steps = [
   ["unit + integration", turbo("test", "--concurrency=2", "--continue")],
   // tests/: `npm start` in a fresh clone and with a local Sentinel group, and the Docker images assembled from
   // the Dockerfile's own lines (the build above fills the turbo cache they reuse).
-  ["repository (npm start, Docker images)", ["npx", ["vitest", "run", "--config", "tests/vitest.config.ts"]]],
+  [
+    "repository (npm start, Docker images, the summary)",
+    ["npx", ["vitest", "run", "--config", "tests/vitest.config.ts"]],
+  ],
   ["end-to-end (Playwright, Chromium)", turbo("e2e", "--concurrency=1")],
 ];
 

@@ -13,6 +13,21 @@ export default class FlakyReporter {
     const d = testCase.diagnostic();
     if (!d?.flaky) return;
     const file = path.relative(this.root ?? process.cwd(), testCase.module.moduleId);
-    console.log(`[flaky] ${file} > ${testCase.fullName} (passed on retry ${d.retryCount})`);
+    const why = firstFailure(testCase, file);
+    console.log(`[flaky] ${file} > ${testCase.fullName} (passed on retry ${d.retryCount}${why})`);
   }
+}
+
+/** "; first run: <message> at <file:line>": why the first run failed, on the same line, so the summary keeps it. */
+function firstFailure(testCase, file) {
+  const error = testCase.result()?.errors?.[0];
+  if (!error) return "";
+  const message = String(error.message ?? error)
+    .replace(/\s+/g, " ")
+    .slice(0, 200);
+  const frame = String(error.stack ?? "")
+    .split("\n")
+    .find((l) => l.includes(file));
+  const at = frame?.match(/([^/\s(]+\.test\.\w+:\d+)/)?.[1];
+  return `; first run: ${message}${at ? ` at ${at}` : ""}`;
 }
