@@ -142,7 +142,10 @@ async function shutdown(signal: string) {
   server.close();
   server.closeIdleConnections();
   if (!(await services.drain.idle(GRACE_MS))) {
-    logger.info({ inFlight: services.drain.inFlight }, "stopping the waits of requests still in flight");
+    logger.info(
+      { inFlight: services.drain.inFlight, waiting: services.drain.watching },
+      "stopping the waits of requests still in flight",
+    );
     services.drain.stop(env.INSTANCE_ID);
     if (!(await services.drain.idle(ANSWER_MS))) {
       logger.warn(

@@ -28,17 +28,17 @@ export async function submitOrder(ctx: Context, req: SubmitRequest): Promise<Ord
   if (!lock) {
     throw new TRPCError({ code: "CONFLICT", message: `order ${req.orderId} is being submitted right now` });
   }
+  // Waits and processing end when the lock is lost or the instance shuts down, always before a write.
+  const call = ctx.drain.watch(lock.signal);
   try {
     const existing = await readOrder(ctx.redis, req.orderId);
     if (existing) return { order: existing, replayed: true };
     let items: OrderItem[];
-    // Waits and processing end when the lock is lost or the instance shuts down, always before a write.
-    const stop = AbortSignal.any([lock.signal, ctx.drain.signal]);
     if (req.items) {
       // The processing runs under the stock locks: the stock it checked is the stock it writes.
-      items = await takeStock(ctx, req.items, { workMs: ctx.config.orderProcessingMs, signal: stop });
+      items = await takeStock(ctx, req.items, { workMs: ctx.config.orderProcessingMs, signal: call.signal });
     } else {
-      await sleep(ctx.config.orderProcessingMs, stop);
+      await sleep(ctx.config.orderProcessingMs, call.signal);
       items = [{ productId: req.productId ?? "", quantity: req.quantity ?? 1, token: null }];
     }
     const order: Order = {
@@ -63,6 +63,7 @@ export async function submitOrder(ctx: Context, req: SubmitRequest): Promise<Ord
   } catch (error) {
     throw lockLost(error, req.orderId) ?? error;
   } finally {
+    call.end();
     await lock.release().catch((err: unknown) => ctx.logger.warn({ err }, "order lock release failed"));
   }
 }

@@ -36,11 +36,12 @@ export async function deduct(ctx: Context, req: DeductRequest, signal?: AbortSig
   assertSafeForProduct(ctx, req.mode, req.productId);
   await assertKnownProduct(ctx.redis, req.productId);
   const leave = ctx.admission.enter(req.productId, req.workMs, SERIALISED.has(req.mode));
+  // The atomic mode neither waits nor works: nothing there to stop.
+  const call = req.mode === "atomic" ? undefined : ctx.drain.watch(signal);
   try {
-    // The atomic mode neither waits nor works: nothing there to stop.
-    const stop = req.mode === "atomic" ? signal : anyOf(ctx.drain.signal, signal);
-    return await admitted(ctx, req, stop);
+    return await admitted(ctx, req, call?.signal ?? signal);
   } finally {
+    call?.end();
     leave();
   }
 }
@@ -62,10 +63,6 @@ async function admitted(
     ctx.metrics.deducts.inc({ mode: req.mode, outcome: reason });
     return { ...base, ok: false, reason, stock: null, waitedMs: performance.now() - started };
   }
-}
-
-function anyOf(a: AbortSignal, b: AbortSignal | undefined): AbortSignal {
-  return b ? AbortSignal.any([a, b]) : a;
 }
 
 function lockFailure(error: unknown): "lock-timeout" | "lock-lost" | null {
