@@ -124,7 +124,7 @@ export class Handle implements LockHandle, ReleaseListener {
     this.leaseMs = init.leaseMs;
     this.watchdog = init.watchdog;
     this.ownOwner = init.ownOwner;
-    // Held from a message, it is counted as held from now; its lease is still counted from the probe (below).
+    // Held from a message, it is counted as held from now; its claim is counted from the probe (below).
     this.acquiredAt = init.claimedUntil === undefined ? init.sentAt : host.clock.now();
     this.validMs = init.leaseMs - (host.backend.validityMarginMs?.(init.leaseMs) ?? 0);
     this.deadline = init.sentAt + this.validMs;
@@ -132,11 +132,14 @@ export class Handle implements LockHandle, ReleaseListener {
     this.renewWindowMs = init.leaseMs / 6;
     const { early, claimedUntil } = init;
     this.byMessage = claimedUntil !== undefined;
-    if (claimedUntil !== undefined && claimedUntil < this.deadline) {
-      // The store holds it under the handoff's claim lease until a renewal raises that to the lease: renew
-      // halfway to the claim's end, on time rather than with a batch.
-      this.deadline = claimedUntil;
-      this.nextRenewAt = Math.min(this.nextRenewAt, init.sentAt + (claimedUntil - init.sentAt) / 2);
+    if (claimedUntil !== undefined) {
+      // The store holds it under the handoff's claim lease (bounded from below by the probe) until a renewal
+      // raises that to the lease: renew halfway to the claim's end, on time rather than with a batch. Not the
+      // lease counted from the probe: that refusal may be older than the whole lease (a waiter that slept on
+      // another waiter's claim), and the hold would be born past its deadline.
+      const claimMs = claimedUntil - init.sentAt;
+      this.deadline = claimedUntil - (host.backend.validityMarginMs?.(claimMs) ?? 0);
+      this.nextRenewAt = Math.min(this.nextRenewAt, init.sentAt + claimMs / 2);
       this.renewWindowMs = 0;
     }
     if (early) {

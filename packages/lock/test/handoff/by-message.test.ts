@@ -147,6 +147,32 @@ describe("a handoff between processes held from its message", () => {
     await b.locks.close();
   });
 
+  it("a probe older than the waiter's own lease: held under the claim, not lost at once", async () => {
+    // Found by a probe (3+ processes, leaseMs 300): another waiter's claim made this one sleep ~500 ms after its
+    // refusal, and the handle counted its lease from that refusal: born past its deadline, the grant refused.
+    const resource = uniq("bymsg-old-probe");
+    const a = process_("old-probe-a");
+    const b = process_("old-probe-b", { leaseMs: 300, retry: { maxMs: 1_500 } });
+    const held = await a.locks.acquire(resource);
+    const waiting = b.locks.acquire(resource, { waitMs: 5_000 });
+    await expect.poll(() => queueOf(resource)).toHaveLength(1);
+    await settled(b.locks, resource);
+    const messages = await spy(resource);
+    await sleep(500);
+    await held.release();
+    const h = await waiting;
+    expect(messages).toEqual([expect.stringMatching(new RegExp(`^c:${h.owner} ${h.token} \\d+$`))]);
+    expect(h.isHeld()).toBe(true);
+    expect(b.events.some((e) => e.type === "lost")).toBe(false);
+    // The watchdog raises the claim to the 300 ms lease and keeps it: still held well past the old probe's lease.
+    await sleep(700);
+    expect(h.isHeld()).toBe(true);
+    expect(await redis.hget(keyOf(resource), h.owner)).toBe("1");
+    expect(await h.release()).toBe("released");
+    await a.locks.close();
+    await b.locks.close();
+  });
+
   it("counts on the claim only: with its renewal held up past the claim's end, the hold is lost, never held on trust", async () => {
     const resource = uniq("bymsg-paused");
     const a = process_("paused-a", { retry: { queueLeaseMs: 600 } });
