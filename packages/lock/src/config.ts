@@ -1,10 +1,10 @@
 import { type Clock, realClock } from "./core/clock.js";
 import { InvalidOptionError } from "./errors.js";
 import type { LockEvent } from "./events.js";
-import { checkCount, checkMs, checkString } from "./options.js";
+import { checkCount, checkKnownKeys, checkMs, checkString } from "./options.js";
 import { defaultInstanceId } from "./owner.js";
 import { checkPrefix, DEFAULT_PREFIX } from "./resource.js";
-import type { CommonLocksOptions, HandoffAdoption, LocalHandoff } from "./types.js";
+import type { CommonLocksOptions, HandoffAdoption, LocalHandoff, RetryOptions } from "./types.js";
 
 export interface Config {
   prefix: string;
@@ -38,10 +38,38 @@ export interface Runtime {
 
 const realRuntime: Runtime = { clock: realClock, random: Math.random };
 
-/** Validates createLocks options once, so the hot path trusts them. */
-export function parseConfig(o: CommonLocksOptions, runtime: Runtime = realRuntime): Config {
+const COMMON_KEYS = [
+  "prefix",
+  "leaseMs",
+  "waitMs",
+  "retry",
+  "localStreak",
+  "localStreakMs",
+  "localHandoff",
+  "handoffAdoption",
+  "instanceId",
+  "onEvent",
+] as const satisfies readonly (keyof CommonLocksOptions)[];
+const RETRY_KEYS: ReadonlySet<string> = new Set([
+  "minMs",
+  "maxMs",
+  "jitterMs",
+  "queueLeaseMs",
+] satisfies (keyof RetryOptions)[]);
+
+/**
+ * Validates createLocks options once, so the hot path trusts them. `storeKeys`: the options of the store's own
+ * create function (`redis`, `pool`, …); any other name is refused.
+ */
+export function parseConfig(
+  o: CommonLocksOptions,
+  runtime: Runtime = realRuntime,
+  storeKeys: readonly string[] = [],
+): Config {
+  checkKnownKeys(o, new Set([...COMMON_KEYS, ...storeKeys]));
   const retry = o.retry ?? {};
-  if (typeof retry !== "object") throw new InvalidOptionError("retry", retry, "an object");
+  if (typeof retry !== "object" || retry === null) throw new InvalidOptionError("retry", retry, "an object");
+  checkKnownKeys(retry, RETRY_KEYS, "retry.");
   const onEvent = o.onEvent;
   if (onEvent !== undefined && typeof onEvent !== "function") {
     throw new InvalidOptionError("onEvent", onEvent, "a function");

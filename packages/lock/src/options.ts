@@ -75,3 +75,20 @@ export function checkNoKeyPrefix(option: string, client: unknown): void {
     );
   }
 }
+
+/**
+ * Refuses an option nobody reads (set to anything but undefined): a misspelt `leaseMS` would otherwise leave the
+ * default in force without a word. `where` prefixes nested names ("retry.").
+ */
+export function checkKnownKeys(value: object, known: ReadonlySet<string>, where = ""): void {
+  for (const key in value) {
+    if (known.has(key) || (value as Record<string, unknown>)[key] === undefined) continue;
+    const near = [...known].find((k) => k.toLowerCase() === key.toLowerCase());
+    const expected = near ? `"${near}"?` : `one of ${[...known].join(", ")}`;
+    throw new InvalidOptionError(
+      `${where}${key}`,
+      (value as Record<string, unknown>)[key],
+      `no such option; ${expected}`,
+    );
+  }
+}

@@ -20,6 +20,8 @@ export interface PgLocksOptions extends CommonLocksOptions {
   table?: string;
 }
 
+const PG_KEYS = ["pool", "table"] as const satisfies readonly (keyof PgLocksOptions)[];
+
 /**
  * Locks on PostgreSQL with the same interface and behaviour as createLocks (watchdog, lost-lock signal,
  * re-entry, FIFO waiters woken by LISTEN/NOTIFY, events). Run `migratePgLocks(pool)` once first.
@@ -43,6 +45,7 @@ export function createPgLocks(options: PgLocksOptions): Locks {
   const max = pool.options?.max;
   if (typeof max === "number" && max < 2) throw new InvalidOptionError("pool.max", max, "at least 2");
   const table = pgTable(options.table);
-  const cfg = parseConfig(options);
-  return createLocksWithBackend(createPgBackend(options.pool, table, cfg.prefix), options);
+  const cfg = parseConfig(options, undefined, PG_KEYS);
+  const { pool: _pool, table: _table, ...common } = options;
+  return createLocksWithBackend(createPgBackend(options.pool, table, cfg.prefix), common);
 }

@@ -4,7 +4,7 @@ import { parseMatch } from "../match.js";
 import { acquireAll } from "../multi/acquire-all.js";
 import type { MultiHandle } from "../multi/handle.js";
 import { lockOrder } from "../multi/order.js";
-import { checkCount, checkMs, checkOwner, checkSignal } from "../options.js";
+import { checkCount, checkKnownKeys, checkMs, checkOwner, checkSignal } from "../options.js";
 import { newOwnerId } from "../owner.js";
 import { assertResource, lockKey } from "../resource.js";
 import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks, MultiLockHandle } from "../types.js";
@@ -550,6 +550,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (opts !== undefined) {
       if (typeof opts !== "object" || opts === null)
         throw new InvalidOptionError("options", opts, "an object");
+      checkKnownKeys(opts, ACQUIRE_KEYS);
       if (opts.leaseMs !== undefined) {
         leaseMs = checkMs("leaseMs", opts.leaseMs, 1);
         watchdog = false;
@@ -596,6 +597,14 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     });
   }
 }
+
+const ACQUIRE_KEYS: ReadonlySet<string> = new Set([
+  "leaseMs",
+  "waitMs",
+  "owner",
+  "signal",
+  "reads",
+] satisfies (keyof AcquireOptions)[]);
 
 /** keepMs for a local grant within the streak's count: whoever queues elsewhere, however long. */
 const ALWAYS_KEEP = Number.MAX_SAFE_INTEGER;

@@ -13,6 +13,12 @@ export interface LocksOptions extends CommonLocksOptions, ReplicaAckOptions {
   redis: Redis | Cluster;
 }
 
+const REDIS_KEYS = [
+  "redis",
+  "waitReplicas",
+  "waitReplicasTimeoutMs",
+] as const satisfies readonly (keyof LocksOptions)[];
+
 /** Locks on one Redis (or one Redis Cluster). Throws InvalidOptionError synchronously on bad options. */
 export function createLocks(options: LocksOptions): RedisLocks {
   if (typeof options !== "object" || options === null)
@@ -22,7 +28,7 @@ export function createLocks(options: LocksOptions): RedisLocks {
     throw new InvalidOptionError("redis", options.redis, "an ioredis Redis or Cluster");
   }
   checkNoKeyPrefix("redis", redis);
-  const cfg = parseConfig(options);
+  const cfg = parseConfig(options, undefined, REDIS_KEYS);
   const wrap = (b: LockBackend) => withReplicaAck(b, options.redis, options);
   const backend = wrap(createRedisBackend(options.redis, cfg.prefix, cfg.queueLeaseMs, cfg.instanceId));
   return new RedisLocksCore(backend, cfg, options.redis, wrap);

@@ -21,6 +21,13 @@ export interface RedlockOptions extends CommonLocksOptions {
   nodeTimeoutMs?: number;
 }
 
+const REDLOCK_KEYS = [
+  "clients",
+  "quorum",
+  "driftFactor",
+  "nodeTimeoutMs",
+] as const satisfies readonly (keyof RedlockOptions)[];
+
 /**
  * Locks over independent Redis nodes with the Redlock algorithm: the same `Locks` interface as
  * createLocks, with `token` always null (a counter on independent nodes is not monotonic).
@@ -60,7 +67,7 @@ export function createRedlock(options: RedlockOptions): Locks {
     throw new InvalidOptionError("driftFactor", driftFactor, "a number in [0, 0.5)");
   }
   const nodeTimeoutMs = checkMs("nodeTimeoutMs", options.nodeTimeoutMs ?? 500, 1);
-  const cfg = parseConfig(options);
+  const cfg = parseConfig(options, undefined, REDLOCK_KEYS);
   const backend = createRedlockBackend({
     clients: clients as Redis[],
     clock: cfg.clock,

@@ -154,6 +154,42 @@ describe("bad input gets typed errors with no Redis call", () => {
     expect(() => createLocks(undefined as never)).toThrow(InvalidOptionError);
   });
 
+  it("refuses an option nobody reads (a misspelt one left the default in force), naming it, before any Redis call", async () => {
+    const named = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e instanceof InvalidOptionError ? `${e.option}: ${e.message}` : String(e);
+      }
+      return "accepted";
+    };
+    expect(named(() => createLocks({ redis: idle, leaseMS: 100 } as never))).toMatch(
+      /^leaseMS: .*no such option; "leaseMs"\?$/,
+    );
+    expect(named(() => createLocks({ redis: idle, retry: { maxMS: 5 } } as never))).toMatch(
+      /^retry\.maxMS: .*"maxMs"\?$/,
+    );
+    expect(named(() => createLocks({ redis: idle, lease: 5 } as never))).toMatch(
+      /^lease: .*one of prefix, leaseMs/,
+    );
+    const nodes = [1, 2, 3].map(() => new Redis({ lazyConnect: true, port: 1, enableOfflineQueue: false }));
+    expect(named(() => createRedlock({ clients: nodes, quorom: 2 } as never))).toMatch(/^quorom: /);
+    for (const n of nodes) expect(n.status).toBe("wait");
+    // Set to undefined it changes nothing, as for a known option: spreading optional settings stays possible.
+    expect(named(() => createLocks({ redis: idle, leaseMS: undefined } as never))).toBe("accepted");
+    await expect(locks.acquire("ok", { waitMS: 10 } as never)).rejects.toMatchObject({
+      name: "InvalidOptionError",
+      option: "waitMS",
+    });
+    await expect(locks.withLock("ok", () => 1, { lease: 10 } as never)).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    );
+    await expect(locks.tryAcquire(["a", "b"], { ownr: "x" } as never)).rejects.toBeInstanceOf(
+      InvalidOptionError,
+    );
+    expect(idle.status).toBe("wait");
+  });
+
   it("refuses an ioredis client or Cluster with keyPrefix, naming keyPrefix", () => {
     const prefixed = new Redis({ lazyConnect: true, port: 1, keyPrefix: "app1:" });
     const cluster = new Cluster([{ port: 1 }], { lazyConnect: true, keyPrefix: "app1:" });
