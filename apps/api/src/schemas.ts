@@ -65,7 +65,10 @@ export const orderSubmitInput = z
     if ((o.productId === undefined) === (o.items === undefined)) {
       ctx.addIssue({
         code: "custom",
-        message: "expected either productId (and quantity) or items, not both",
+        message:
+          o.productId === undefined
+            ? "expected productId (and quantity) or items: the order names neither"
+            : "expected productId (and quantity) or items, not both",
       });
     }
     if (o.items && o.quantity !== undefined) {

@@ -96,8 +96,11 @@ describe("an order of several products", () => {
 
   it("validates items with clear messages", async () => {
     const cases: [unknown, RegExp][] = [
-      [{ orderId: "x1", productId: "1001", items: [{ productId: "1002" }] }, /either productId .* or items/],
-      [{ orderId: "x2" }, /either productId .* or items/],
+      [
+        { orderId: "x1", productId: "1001", items: [{ productId: "1002" }] },
+        /productId .* or items, not both/,
+      ],
+      [{ orderId: "x2" }, /productId .* or items: the order names neither/],
       [{ orderId: "x3", items: [] }, /1 to 20 items/],
       [
         { orderId: "x4", items: Array.from({ length: 21 }, (_, i) => ({ productId: `p${i}` })) },
