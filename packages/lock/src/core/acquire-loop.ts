@@ -82,6 +82,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
       deadline,
       attempts: 0,
       pttl: Number.POSITIVE_INFINITY,
+      pttlAt: start,
       epoch: -1,
     });
   }
@@ -137,6 +138,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
     deadline,
     attempts: 1,
     pttl: a.pttl,
+    pttlAt: host.cfg.clock.now(),
     epoch,
     failedJustNow: true,
   });
@@ -148,7 +150,9 @@ interface WaitState {
   start: number;
   deadline: number;
   attempts: number;
+  /** The PTTL our last refusal answered, and when that answer came: the lock's end is counted from then. */
   pttl: number;
+  pttlAt: number;
   /** The gate's release epoch when our last attempt was sent (-1: none). */
   epoch: number;
   failedJustNow?: boolean;
@@ -214,6 +218,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
         if (join) w.standing = "joined";
         if (a.fence !== undefined) w.probe = { sentAt, fence: a.fence };
         s.pttl = a.pttl;
+        s.pttlAt = clock.now();
         s.failedJustNow = true;
         continue;
       }
@@ -222,7 +227,14 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
       const bounded = g.queue[0] === w || w.standing !== "none";
       // A head that never tried knows no PTTL: the last local grant's lease bounds how long the lock stays held
       // without a renewal (an expiry publishes nothing).
-      const pttl = s.pttl === Number.POSITIVE_INFINITY ? Math.max(0, g.leaseEndsBy - clock.now()) : s.pttl;
+      // A refusal's PTTL counts from its answer: a wake that was no look (a message for another waiter, a
+      // bound from another call's refusal) must not start it again, or such wakes put the look off for good.
+      const pttl =
+        s.pttl === Number.POSITIVE_INFINITY
+          ? Math.max(0, g.leaseEndsBy - clock.now())
+          : s.pttl < 0
+            ? s.pttl
+            : Math.max(0, s.pttlAt + s.pttl - clock.now());
       let nap = remaining;
       if (bounded) nap = Math.min(nap, fallbackMs(host.cfg, pttl));
       // Its look keeps its place in the store's queue (and adopts a lock handed to it, the message lost).

@@ -138,6 +138,32 @@ describe("a head that never tried, behind a one-shot attempt whose refusal comes
   });
 });
 
+describe("a head woken by something other than its timer", () => {
+  it("still looks when the lease that refused it ends, not a whole PTTL after the wake", async () => {
+    // Found by the simulation (--kinds seed 7700272): another call's refusal woke the head without a look, and
+    // the head slept its own last PTTL again from then; repeated such wakes put its look off for good.
+    const { locks } = makeLocks(redis, { retry: { minMs: 5, maxMs: 60_000, jitterMs: 0 } });
+    const { locks: theirs } = makeLocks(other);
+    const res = uniq("woken-head");
+    try {
+      await theirs.acquire(res, { leaseMs: 1_500 }); // never released: its lease runs out in Redis, silently
+      const started = performance.now();
+      const waiter = locks.acquire(res, { waitMs: 4_000 });
+      await untilListening(locks, res);
+      // A one-shot attempt of the same process, refused 1 s later with the same end: it wakes the head.
+      await sleep(1_000 - (performance.now() - started));
+      expect(await locks.tryAcquire(res)).toBeNull();
+      const h = await waiter;
+      // The lease ended at 1.5 s; slept again from the wake, the head would have looked at about 2.5 s.
+      expect(performance.now() - started).toBeLessThan(2_100);
+      await h.release();
+    } finally {
+      await locks.close();
+      await theirs.close();
+    }
+  });
+});
+
 /**
  * Makes `locks` listen for the resource's release messages: a first waiter (300 ms wait) is refused and
  * subscribes. Returns that waiter's promise and the gate's release epoch (the count of messages heard).
