@@ -201,6 +201,29 @@ describe("read-write lock", () => {
     await Promise.all([a.locks.close(), b.locks.close()]);
   });
 
+  it("a reader that waited to upgrade and took the write lock leaves no writer mark behind it", async () => {
+    // Found in the trace of the simulation's --kinds seed 7700272: the upgrade kept the mark its refused write
+    // attempts had set, so new readers were refused until it ran out (a queue lease) after the write ended.
+    const a = makeLocks(redis, { retry: { maxMs: 5_000 } });
+    const b = makeLocks(redis);
+    const c = makeLocks(redis);
+    const name = uniq("upgrade");
+    const mine = await a.locks.readWrite(name).read.acquire();
+    const theirs = await b.locks.readWrite(name).read.acquire();
+    const upgrading = a.locks.readWrite(name).write.acquire({ owner: mine.owner, waitMs: 3_000 });
+    await expect.poll(() => redis.hget(`lock:rw:{${name}}`, "~writer-waits")).not.toBeNull();
+    await theirs.release();
+    const w = await upgrading;
+    expect(w.count).toBe(2);
+    expect(await redis.hget(`lock:rw:{${name}}`, "~writer-waits")).toBeNull();
+    expect(await w.release()).toBe("decremented");
+    // Only a's read is left: another reader comes in at once.
+    const reader = await c.locks.readWrite(name).read.tryAcquire();
+    expect(reader).not.toBeNull();
+    await Promise.all([reader!.release(), mine.release()]);
+    await Promise.all([a.locks.close(), b.locks.close(), c.locks.close()]);
+  });
+
   it("a reader kept out only by a writer's mark looks again when the mark ends", async () => {
     // Found by the simulation (seed 479 of --kinds): the reader slept until the holders' leases, not the mark.
     const holder = makeLocks(redis);

@@ -129,12 +129,19 @@ export class SharedModel {
       return [1, h.r, h.t];
     }
     if (h && (mode !== "write" || h.w > 0 || s.n === 1)) {
+      let writerWaits = s.writerWaits;
+      if (mode === "write" && h.w === 0) {
+        m.hdel(k, "~writer-waits");
+        m.hdel(k, "~writer-by");
+        if (writerWaits > now && s.waiting) m.published.push([ch, "1"]);
+        writerWaits = 0;
+      }
       if (mode === "write") h.w++;
       else h.r++;
       if (ends > h.e) h.e = ends;
       m.hsetField(k, o, holdValue(h));
       if (more) m.hsetField(k, "~waiters", "1");
-      this.keepAlive(k, Math.max(s.latest, h.e), s.writerWaits, now);
+      this.keepAlive(k, Math.max(s.latest, h.e), writerWaits, now);
       return [1, h.r + h.w, h.t];
     }
     let free =

@@ -16,7 +16,7 @@ import { SHARED_BODY } from "./shared-body.js";
  * still queue announces `1`, so the next process's head looks (nobody else would tell it); a grant while other
  * processes still queue marks `~waiters`, so the release that ends it publishes (see shared-release.ts).
  * Re-entry (same owner): always granted, and a writer may re-enter as reader; a reader may take the write
- * lock only while it is the sole holder. Except a waiting semaphore acquire (join "1", a fresh owner name):
+ * lock only while it is the sole holder (clearing the writer mark, as a fresh write grant does). Except a waiting semaphore acquire (join "1", a fresh owner name):
  * a permit under its name was handed to it by a release whose answer it missed, and it adopts it (count kept). A fresh grant takes a token like the mutex (next_token).
  */
 export const SHARED_ACQUIRE_BODY = `${SHARED_BODY}
@@ -36,11 +36,19 @@ local function shared_acquire(k, f, q, qt, ch, o, lease, more, mode, permits, wr
     return {1, h.r, h.t}
   end
   if h and (mode ~= 'write' or h.w > 0 or s.n == 1) then
+    local writer_waits = s.writer_waits
+    if mode == 'write' and h.w == 0 then
+      -- A reader taking the write lock is a writer now: as at a fresh write grant, the mark refused writers set
+      -- (its own attempts' too) must not keep readers out once its write ends; readers it kept out look again.
+      redis.call('hdel', k, '~writer-waits', '~writer-by')
+      if writer_waits > now and s.waiting then announce(ch, sharded, '1') end
+      writer_waits = 0
+    end
     if mode == 'write' then h.w = h.w + 1 else h.r = h.r + 1 end
     if ends > h.e then h.e = ends end
     redis.call('hset', k, o, holder_value(h))
     if more == '1' then redis.call('hset', k, '~waiters', 1) end
-    keep_alive(k, math.max(s.latest, h.e), s.writer_waits, now)
+    keep_alive(k, math.max(s.latest, h.e), writer_waits, now)
     return {1, h.r + h.w, h.t}
   end
   local free
