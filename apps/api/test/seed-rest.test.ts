@@ -188,8 +188,8 @@ wait`,
     });
   }, 60_000);
 
-  it("orderId <= 0, and any other bad input, is a 400 with the seed's { message } naming the field", async () => {
-    for (const orderId of [0, -1, 1.5, "a b", null]) {
+  it("orderId <= 0, and any other bad input, is a 4xx with the seed's { message } naming the field", async () => {
+    for (const orderId of [0, -1, "0", "-5", "00100001", 1.5, "a b", null]) {
       const res = await fetch(`${a}/api/order/submit`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -200,9 +200,19 @@ wait`,
       expect(Object.keys(body)).toEqual(["message"]);
       expect(body.message).toMatch(/^orderId: /);
     }
+    const query = await fetch(`${b}/api/order/submit?orderId=-1`, { method: "POST" });
+    expect(query.status).toBe(400);
+    expect(await query.json()).toEqual({ message: expect.stringMatching(/^orderId: /) });
     const missing = await fetch(`${a}/api/order/status?orderId=${freshId()}`);
     expect(missing.status).toBe(404);
     expect(Object.keys((await missing.json()) as object)).toEqual(["message"]);
+    const noProduct = await fetch(`${b}/api/stock/status?productId=${freshId()}`);
+    expect(noProduct.status).toBe(404);
+    expect(await noProduct.json()).toEqual({ message: expect.stringMatching(/^no product \d+ /) });
+    // Refused by the server's guard before any route: the same shape, and the route's own methods.
+    const put = await fetch(`${a}/api/stock/deduct?productId=1001`, { method: "PUT" });
+    expect([put.status, put.headers.get("allow")]).toEqual([405, "POST"]);
+    expect(Object.keys((await put.json()) as object)).toEqual(["message"]);
     const badMode = await fetch(`${b}/api/stock/deduct?productId=1001&mode=fast`, { method: "POST" });
     expect(badMode.status).toBe(400);
     expect(await badMode.json()).toEqual({ message: expect.stringMatching(/^mode: /) });

@@ -29,7 +29,12 @@ test.describe("REST API docs", () => {
     }
     await expect(docs.locator('a[href="/api/openapi.json"]')).toBeVisible();
 
-    // Try it out: GET /api/stock/status from the page, answered by the API with the seed's shape.
+    // Try it out: GET /api/stock/status from the page, answered by the API with the seed's shape. The default
+    // product must exist (a product never reset is a 404, as deduct answers it): the seed kept its 100 in memory.
+    const reset = await fetch(`${stack.apiUrls[0]}/api/stock/reset?productId=1001&stock=100`, {
+      method: "POST",
+    });
+    expect(reset.status).toBe(200);
     const status = docs.locator("#operations-seed-stock-status");
     await status.locator(".opblock-summary").click();
     await status.getByRole("button", { name: "Try it out" }).click();

@@ -23,6 +23,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
         "or send the fields as query parameters, without a body",
     );
   }
+  refuseUnreadable(req, type);
   const text = await readText(req, maxBytes);
   if (text.trim() === "") return null;
   let value: unknown;
@@ -44,6 +45,28 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     );
   }
   return value as Fields;
+}
+
+/**
+ * The body is read as plain UTF-8 bytes: one compressed, or in another charset, would be read as something the
+ * client did not send.
+ */
+function refuseUnreadable(req: IncomingMessage, type: string): void {
+  const encoding = req.headers["content-encoding"]?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw new RestRequestError(
+      415,
+      `content-encoding ${JSON.stringify(encoding)} is not decoded here: send the JSON body uncompressed`,
+      { "accept-encoding": "identity" },
+    );
+  }
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type)?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw new RestRequestError(
+      415,
+      `a JSON body is read as UTF-8: send it as UTF-8, with charset=utf-8 or no charset (got charset=${charset})`,
+    );
+  }
 }
 
 function hasBody(req: IncomingMessage): boolean {

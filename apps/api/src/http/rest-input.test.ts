@@ -86,6 +86,39 @@ describe("how a body is sent", () => {
     expect(await rest.stock(productId)).toBe(9);
   });
 
+  it("a body the API would not read as sent is a 415: a content-encoding, or a charset other than utf-8", async () => {
+    const productId = await rest.product(10);
+    const body = JSON.stringify({ productId });
+    for (const [header, message] of [
+      [
+        { "content-encoding": "gzip" },
+        /^content-encoding "gzip" is not decoded here: send the JSON body uncompressed$/,
+      ],
+      [
+        { "content-type": "application/json; charset=latin1" },
+        /^a JSON body is read as UTF-8: .*got charset=latin1/,
+      ],
+      [{ "content-type": 'application/json; charset="ISO-8859-1"' }, /got charset=iso-8859-1\)$/],
+    ] as const) {
+      const res = await fetch(`${rest.url}/api/stock/deduct`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...header },
+        body,
+      });
+      expect(res.status).toBe(415);
+      expect(await res.json()).toEqual({ message: expect.stringMatching(message) });
+    }
+    expect(await rest.stock(productId)).toBe(10);
+    for (const headers of [
+      { "content-type": "application/json; charset=UTF-8" } as Record<string, string>,
+      { "content-type": "application/json;charset=utf8", "content-encoding": "identity" },
+    ]) {
+      const res = await fetch(`${rest.url}/api/stock/deduct`, { method: "POST", headers, body });
+      expect(res.status).toBe(200);
+    }
+    expect(await rest.stock(productId)).toBe(8);
+  });
+
   it("a body over the cap is a 413, whether its length is declared or not", async () => {
     const big = JSON.stringify({ productId: "1001", pad: "x".repeat(70_000) });
     const declared = await postJson(`${rest.url}/api/stock/deduct`, big);

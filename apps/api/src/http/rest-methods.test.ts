@@ -13,8 +13,14 @@ describe("the wrong method on an existing REST route", () => {
     ["GET", "/api/stock/deduct", "POST"],
     ["GET", "/api/order/submit", "POST"],
     ["GET", "/api/stock/reset", "POST"],
-    ["POST", "/api/stock/status?productId=1001", "GET"],
-    ["POST", "/api/order/status?orderId=1", "GET"],
+    ["PUT", "/api/stock/deduct?productId=1001", "POST"],
+    ["DELETE", "/api/order/submit", "POST"],
+    ["PATCH", "/api/stock/reset", "POST"],
+    ["POST", "/api/stock/status?productId=1001", "GET, HEAD"],
+    ["POST", "/api/order/status?orderId=1", "GET, HEAD"],
+    ["PUT", "/api/stock/status?productId=1001", "GET, HEAD"],
+    ["POST", "/api/openapi.json", "GET, HEAD"],
+    ["DELETE", "/api/docs", "GET, HEAD"],
     // The adapter matches paths whatever their case and trailing slash.
     ["GET", "/API/Stock/Deduct/", "POST"],
   ])("%s %s is a 405 with Allow: %s", async (method, path, allow) => {
@@ -23,11 +29,29 @@ describe("the wrong method on an existing REST route", () => {
     expect(res.headers.get("allow")).toBe(allow);
     const body = (await res.json()) as { message: string };
     expect(Object.keys(body)).toEqual(["message"]);
-    expect(body.message).toContain(`use ${allow}`);
+    expect(body.message).toContain(`use ${allow.replace(", ", " or ")}`);
   });
 
-  it("an unknown path is still a 404", async () => {
-    expect((await fetch(`${rest.url}/api/stock/nope`)).status).toBe(404);
-    expect((await fetch(`${rest.url}/api/stock/nope`, { method: "POST" })).status).toBe(404);
+  it("HEAD on a GET route answers as GET does, without the body; on a POST route it is a 405", async () => {
+    const productId = await rest.product(7);
+    const head = await fetch(`${rest.url}/api/stock/status?productId=${productId}`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await head.text()).toBe("");
+    expect((await fetch(`${rest.url}/api/openapi.json`, { method: "HEAD" })).status).toBe(200);
+    const bad = await fetch(`${rest.url}/api/stock/status?productId=0`, { method: "HEAD" });
+    expect(bad.status).toBe(400);
+    const post = await fetch(`${rest.url}/api/stock/deduct?productId=${productId}`, { method: "HEAD" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("POST");
+    expect(await rest.stock(productId)).toBe(7);
+  });
+
+  it("an unknown path is still a 404, whatever the method", async () => {
+    for (const method of ["GET", "POST", "HEAD", "PUT", "DELETE"]) {
+      const res = await fetch(`${rest.url}/api/stock/nope`, { method });
+      expect(res.status, method).toBe(404);
+      if (method !== "HEAD") expect(Object.keys((await res.json()) as object)).toEqual(["message"]);
+    }
   });
 });

@@ -30,15 +30,20 @@ export function createRestHandler(services: Services, { maxBodySize }: { maxBody
   });
   const handle = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> => {
     const [path = "/", query = ""] = (req.url ?? "/").split(/\?(.*)/s, 2);
-    if (path === "/api/openapi.json") {
-      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" }).end(document);
-      return;
-    }
-    if (serveDocs(res, path)) return;
     const method = req.method ?? "GET";
-    const allowed = allowedMethods(path);
+    const pages = path === "/api/openapi.json" || /^\/api\/docs(\/|$)/.test(path);
+    const allowed = pages ? ["GET", "HEAD"] : withHead(allowedMethods(path));
     try {
       if (allowed && !allowed.includes(method)) throw methodNotAllowed(method, path, allowed);
+      if (!allowed && !ADAPTER_METHODS.has(method))
+        throw new RestRequestError(404, `no route ${path}; the routes are listed in /api/openapi.json`);
+      if (path === "/api/openapi.json") {
+        res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache" }).end(document);
+        return;
+      }
+      if (serveDocs(res, path)) return;
+      // Answered as a GET: Node leaves out the body of a response to a HEAD, whatever the method says now.
+      if (method === "HEAD") req.method = "GET";
       if (allowed && method === "POST") {
         // The adapter takes a body already in `req.body` as the input, and then reads nothing itself.
         req.body = await readPostInput(req, new URLSearchParams(query), maxBodySize);
@@ -58,6 +63,14 @@ export function createRestHandler(services: Services, { maxBodySize }: { maxBody
       res.end(JSON.stringify({ message: "Internal server error" }));
     });
   };
+}
+
+/** On a path that is no route, the methods the adapter answers (with its 404); others get a 404 here. */
+const ADAPTER_METHODS = new Set(["GET", "HEAD", "POST"]);
+
+/** A GET route answers HEAD too. */
+function withHead(methods: string[] | undefined): string[] | undefined {
+  return methods?.includes("GET") ? [...methods, "HEAD"] : methods;
 }
 
 /** Rewrites the adapter's error bodies (`{ message, code, issues }`) to the seed's `{ message }`. */

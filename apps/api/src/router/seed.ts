@@ -3,11 +3,12 @@ import { z } from "zod";
 import { requestSignal } from "../http/request-signal.js";
 import { readOrder } from "../orders/store.js";
 import { submitOrder } from "../orders/submit.js";
-import { id, idInput, stockDeductInput, stockMode } from "../schemas.js";
+import { stockDeductInput, stockMode } from "../schemas.js";
 import { deduct } from "../stock/deduct.js";
 import { readStock, resetStock } from "../stock/store.js";
 import { adminProcedure, publicProcedure, router } from "../trpc.js";
 import type { DeductRejectReason } from "../types.js";
+import { seedId, seedIdInput } from "./seed-id.js";
 
 /**
  * The seed article's REST endpoints (`/api/stock/deduct`, `/api/stock/status`, `/api/order/submit`),
@@ -20,7 +21,7 @@ const tags = ["seed"];
 const ERRORS = {
   400: "Invalid input",
   401: "Admin token required (x-admin-token), when the API runs with ADMIN_TOKEN",
-  404: "Not found: no such order, or (deduct) a product with no stock yet; POST /api/stock/reset creates one",
+  404: "Not found: no such order, or a product with no stock yet; POST /api/stock/reset creates one",
   409: "The same order is being submitted right now",
   412: "The mode is unavailable on this instance",
   429: "Too many deducts already queued on this product",
@@ -28,7 +29,7 @@ const ERRORS = {
 } as const;
 const errors = (...codes: (keyof typeof ERRORS)[]) => Object.fromEntries(codes.map((c) => [c, ERRORS[c]]));
 // The document cannot show a default given to a transformed schema, so the description says it.
-const productId = id
+const productId = seedId
   .default("1001")
   .meta({ description: 'Default 1001. 1001 and "1001" name the same product', examples: [1001] });
 // The same bounds as stock.deduct.
@@ -54,6 +55,8 @@ const wholeNumber = (min: number, max: number, fallback: number) =>
       .max(max)
       .default(fallback),
   );
+
+const noProduct = (productId: string) => `no product ${productId} (stock.reset creates one)`;
 
 const UNAVAILABLE: Record<Exclude<DeductRejectReason, "sold-out">, string> = {
   "lock-timeout": "the stock lock could not be acquired in time; try again shortly",
@@ -109,12 +112,17 @@ const stockRoutes = {
         tags,
         protect: false,
         summary: "Current stock",
-        errorResponses: errors(400, 503),
+        errorResponses: errors(400, 404, 503),
       },
     })
     .input(z.strictObject({ productId }).prefault({}))
     .output(z.object({ stock: z.int() }))
-    .query(async ({ ctx, input }) => ({ stock: (await readStock(ctx.redis, input.productId)).qty })),
+    .query(async ({ ctx, input }) => {
+      const stock = await readStock(ctx.redis, input.productId);
+      // As deduct answers it (stock/known-products.ts): a stock of 0 would say the product exists and sold out.
+      if (!stock.exists) throw new TRPCError({ code: "NOT_FOUND", message: noProduct(input.productId) });
+      return { stock: stock.qty };
+    }),
   reset: adminProcedure
     .meta({
       openapi: {
@@ -149,7 +157,7 @@ const orderRoutes = {
     })
     .input(
       z.strictObject({
-        orderId: idInput.meta({ description: '100001 and "100001" name the same order' }),
+        orderId: seedIdInput.meta({ description: '100001 and "100001" name the same order' }),
         productId,
         quantity: wholeNumber(1, 1000, 1),
       }),
@@ -173,7 +181,7 @@ const orderRoutes = {
         errorResponses: errors(400, 404, 503),
       },
     })
-    .input(z.strictObject({ orderId: id }))
+    .input(z.strictObject({ orderId: seedId }))
     .output(
       z.object({
         orderId: z.string(),
