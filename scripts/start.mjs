@@ -3,15 +3,19 @@
 // `npm run dev` (--dev): the same services, but the libraries and the API recompile on change (tsc --watch),
 // the APIs restart on change (node --watch) and the dashboard runs under `next dev`.
 // Plain Node: it runs before `npm ci`.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { apiEnvProblem } from "./lib/api-env.mjs";
 import { startCluster } from "./lib/cluster.mjs";
+import { dotenvProblem } from "./lib/dotenv-check.mjs";
+import { describeExit, firstExit } from "./lib/early-exit.mjs";
 import { isPortFree, waitForPort } from "./lib/ports.mjs";
 import { pgBinDir, startPostgres } from "./lib/postgres.mjs";
 import { exec, run, stopAll } from "./lib/procs.mjs";
 import { startRedis } from "./lib/redis.mjs";
 import { startSentinelGroup } from "./lib/sentinel.mjs";
+import { startPorts } from "./lib/start-ports.mjs";
 import { checkNode, ensureDependencies, ensureSystemPackages, fail } from "./lib/system.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -25,20 +29,38 @@ const PG_PORT = 5433; // not 5432, where a system PostgreSQL may already listen
 
 checkNode();
 // Variables in .env (see .env.example) apply unless already set in the shell.
-if (existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
+const dotenv = path.join(root, ".env");
+if (existsSync(dotenv)) {
+  const problem = dotenvProblem(readFileSync(dotenv, "utf8"));
+  if (problem)
+    fail(`.env ${problem}. Fix or delete that line (.env.example shows the format) and run npm start again.`);
+  process.loadEnvFile(dotenv);
+}
 ensureDependencies(root);
 
 /** WEB_PORT and API_PORTS (comma-separated) move what `npm start` runs; defaults 3000 and 4001,4002. */
-function ports(name, fallback) {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  const list = raw.split(",").map((p) => Number(p.trim()));
-  if (list.some((p) => !Number.isInteger(p) || p < 1 || p > 65_535))
-    fail(`${name}=${raw} is not a list of ports.`);
-  return list;
+let API_PORTS;
+let WEB_PORT;
+try {
+  ({ apiPorts: API_PORTS, webPort: WEB_PORT } = startPorts(process.env));
+} catch (err) {
+  fail(err.message);
 }
-const API_PORTS = ports("API_PORTS", [4001, 4002]);
-const [WEB_PORT] = ports("WEB_PORT", [3000]);
+const apiUrls = API_PORTS.map((p) => `http://127.0.0.1:${p}`).join(",");
+
+/** The environment API instance `i` gets, besides what start.mjs provisions for it. */
+const apiEnvOf = (i, extra = {}) => ({
+  ...process.env,
+  PORT: String(API_PORTS[i]),
+  INSTANCE_ID: `api-${i + 1}`,
+  API_URLS: apiUrls,
+  ...extra,
+});
+async function checkApiEnv() {
+  const problem = await apiEnvProblem(root, apiEnvOf(0));
+  if (problem) fail(`the API would refuse its environment: ${problem}.`);
+}
+await checkApiEnv();
 
 for (const port of [...API_PORTS, WEB_PORT]) {
   if (!(await isPortFree(port)))
@@ -176,7 +198,6 @@ async function localPostgres() {
 }
 const databaseUrl = process.env.DATABASE_URL || (await localPostgres());
 
-const apiUrls = API_PORTS.map((p) => `http://127.0.0.1:${p}`).join(",");
 const browserApiUrls = API_PORTS.map((p) => `http://localhost:${p}`).join(",");
 const nextBin = path.join(root, "node_modules/next/dist/bin/next");
 const turboEnv = { NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1" };
@@ -190,6 +211,12 @@ const build = await exec("npx", ["turbo", "run", "build", ...filters, "--output-
 });
 if (build.code !== 0) {
   console.error("[lockyard] the build failed; see above.");
+  await shutdown(1);
+}
+// A fresh clone had no built parser to ask before the build.
+const builtProblem = await apiEnvProblem(root, apiEnvOf(0));
+if (builtProblem) {
+  console.error(`\n[lockyard] the API would refuse its environment: ${builtProblem}.\n`);
   await shutdown(1);
 }
 
@@ -206,10 +233,11 @@ if (dev) {
     });
   }
 }
+const services = [];
 for (const [i, port] of API_PORTS.entries()) {
   // node --watch restarts on any change to a module it loaded, @lockyard/lock's dist included.
   const args = dev ? ["--watch", "--watch-preserve-output", "dist/server.js"] : ["dist/server.js"];
-  run(`api-${i + 1}`, process.execPath, args, {
+  const api = run(`api-${i + 1}`, process.execPath, args, {
     cwd: path.join(root, "apps/api"),
     env: {
       PORT: String(port),
@@ -228,9 +256,10 @@ for (const [i, port] of API_PORTS.entries()) {
     },
     color: 33 + i,
   });
+  services.push(api);
 }
 // Loopback only unless HOST says otherwise, like the API.
-run(
+const web = run(
   "web",
   process.execPath,
   [nextBin, dev ? "dev" : "start", "-p", String(WEB_PORT), "-H", process.env.HOST || "127.0.0.1"],
@@ -240,13 +269,26 @@ run(
     color: 35,
   },
 );
+services.push(web);
 
+const ended = firstExit(services);
 try {
-  await Promise.all([...API_PORTS, WEB_PORT].map((p) => waitForPort(p, { timeoutMs: 60_000 })));
+  const listening = Promise.all([...API_PORTS, WEB_PORT].map((p) => waitForPort(p, { timeoutMs: 60_000 })));
+  const early = await Promise.race([listening.then(() => null), ended]);
+  if (early) {
+    console.error(
+      `\n[lockyard] ${describeExit(early, "while starting")}\n\nStopped everything; fix that and run npm start again.`,
+    );
+    await shutdown(1);
+  }
 } catch (err) {
   console.error(`[lockyard] ${err.message}`);
   await shutdown(1);
 }
+// After startup the rest keeps running, but a dead service is said, not left for the dashboard to show.
+void ended.then((e) => {
+  if (!shuttingDown) console.error(`\n[lockyard] ${describeExit(e, "")}; the others keep running.\n`);
+});
 console.log(`
   \x1b[1mLockyard is up${dev ? " in dev mode" : ""}.\x1b[0m
   Dashboard:  \x1b[4mhttp://localhost:${WEB_PORT}\x1b[0m

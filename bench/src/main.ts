@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseBenchArgs, type ScenarioId, usage } from "./cli-args.js";
 import { lockyard } from "./contenders/lockyard.js";
 import { postgresContender } from "./contenders/postgres.js";
 import { redisSemaphore } from "./contenders/redis-semaphore.js";
@@ -23,7 +23,7 @@ import { sequential } from "./scenarios/sequential.js";
 import type { BenchContext, ScenarioResult } from "./scenarios/types.js";
 import { watchdog } from "./scenarios/watchdog.js";
 
-const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+const SCENARIOS: Record<ScenarioId, (ctx: BenchContext) => Promise<ScenarioResult>> = {
   a: sequential,
   b: parallel,
   c: contended,
@@ -36,35 +36,19 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<ScenarioResult>> 
   j: crossProcessNet,
 };
 
-const { values: args } = parseArgs({
-  options: {
-    rounds: { type: "string", default: "3" },
-    "throughput-rounds": { type: "string", default: "5" },
-    only: { type: "string", default: Object.keys(SCENARIOS).join(",") },
-    quick: { type: "boolean", default: false },
-    /** Scenario (g) against another API build, e.g. the seed's live view: `--api-server path/to/server.js`. */
-    "api-server": { type: "string" },
-    /** Put this run's scenarios into latest.{md,json} (and the README table), keeping the others. */
-    merge: { type: "boolean", default: false },
-  },
-});
-
-function positive(flag: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer, got ${value}`);
-  return n;
+const parsed = parseBenchArgs(process.argv.slice(2));
+if (parsed.kind === "help") {
+  console.log(usage);
+  process.exit(0);
 }
+if (parsed.kind === "error") {
+  console.error(`${parsed.message}\n(npm run bench -- --help lists the options and scenarios)`);
+  process.exit(2);
+}
+const args = parsed;
 
 async function main(): Promise<void> {
-  const rounds = positive("--rounds", args.rounds);
-  const throughputRounds = positive("--throughput-rounds", args["throughput-rounds"]);
-  const only = args.only.split(",").map((s) => s.trim());
-  const unknown = only.filter((s) => !SCENARIOS[s]);
-  if (unknown.length)
-    throw new Error(
-      `unknown scenario(s) ${unknown.join(", ")}; choose from ${Object.keys(SCENARIOS).join(",")}`,
-    );
-
+  const { rounds, throughputRounds, only } = args;
   installCommandCounter();
   const redis = await startBenchRedis();
   progress(`redis-server ${redis.url} (pid ${redis.pid}) started`);
@@ -98,12 +82,12 @@ async function main(): Promise<void> {
       lockyard,
       peers: [redisSemaphore, redlock, seedDesign],
       otherStores: postgres ? [postgresContender(postgres)] : [],
-      ...(args["api-server"] ? { apiServer: args["api-server"] } : {}),
+      ...(args.apiServer ? { apiServer: args.apiServer } : {}),
     };
     const scenarios: ScenarioResult[] = [];
     for (const id of only) {
       progress(`scenario ${id} starting`);
-      const result = await SCENARIOS[id]!(ctx);
+      const result = await SCENARIOS[id](ctx);
       scenarios.push(result);
       console.log(`\n${result.title}\n${scenarioTable(result)}`);
     }

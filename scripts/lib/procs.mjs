@@ -2,17 +2,37 @@ import { spawn } from "node:child_process";
 
 const children = new Set();
 
-/** Spawns a long-running child whose output is prefixed with its name. */
+/** How many of a child's last output lines it keeps, to say why it died (early-exit.mjs). */
+const KEPT_LINES = 12;
+
+/**
+ * Spawns a long-running child whose output is prefixed with its name. The child carries `name` and
+ * `lastLines` (its last lines of output, stdout and stderr together).
+ */
 export function run(name, cmd, args, { cwd, env, color = 36 } = {}) {
   const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
+  child.name = name;
+  child.lastLines = [];
+  const keep = (line) => {
+    child.lastLines.push(line);
+    if (child.lastLines.length > KEPT_LINES) child.lastLines.shift();
+  };
   const tag = `\x1b[${color}m[${name}]\x1b[0m `;
   const pipe = (stream, out) => {
     let rest = "";
     stream.on("data", (d) => {
       const lines = (rest + d.toString()).split("\n");
       rest = lines.pop() ?? "";
-      for (const line of lines) out.write(`${tag}${line}\n`);
+      for (const line of lines) {
+        keep(line);
+        out.write(`${tag}${line}\n`);
+      }
+    });
+    stream.on("end", () => {
+      if (rest === "") return;
+      keep(rest);
+      out.write(`${tag}${rest}\n`);
     });
   };
   pipe(child.stdout, process.stdout);

@@ -144,17 +144,24 @@ const schema = z.object({
 
 export type Env = Omit<z.output<typeof schema>, "INSTANCE_ID"> & { INSTANCE_ID: string };
 
-/** Parses an environment record; throws a readable error listing every bad variable. */
+/** One line naming every bad variable and what is wrong with it; what the API and `npm start` print. */
+function invalid(problems: string[]): Error {
+  return new Error(
+    `invalid environment: ${problems.join("; ")}. Fix ${problems.length > 1 ? "these variables" : "it"} in the shell or .env (.env.example describes each)`,
+  );
+}
+
+/** Parses an environment record; throws a readable one-line error listing every bad variable. */
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const result = schema.safeParse(source);
   if (!result.success) {
-    throw new Error(`invalid environment:\n${z.prettifyError(result.error)}`);
+    throw invalid(result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
   }
   const env = result.data;
   if (env.REDIS_CLUSTER_NODES.length > 0 && env.REDIS_SENTINELS.length > 0) {
-    throw new Error(
-      "invalid environment:\nREDIS_CLUSTER_NODES and REDIS_SENTINELS are both set: a Redis Cluster has no Sentinels; set one of them",
-    );
+    throw invalid([
+      "REDIS_CLUSTER_NODES and REDIS_SENTINELS are both set: a Redis Cluster has no Sentinels; set one of them",
+    ]);
   }
   const apiUrls = env.API_URLS.length > 0 ? env.API_URLS : [`http://127.0.0.1:${env.PORT}`];
   return { ...env, API_URLS: apiUrls, INSTANCE_ID: env.INSTANCE_ID ?? `api-${env.PORT}` };

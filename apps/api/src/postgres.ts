@@ -67,20 +67,25 @@ export function connectPostgres(opts: PostgresOptions): { ready: Promise<void>; 
   let mode: PostgresMode | null = null;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
-  let failures = 0;
+  let lastFailure: string | undefined;
   let current: Promise<void>;
 
   const attempt = async (): Promise<void> => {
-    let failure = "the highest PostgreSQL token written could not be read from Redis";
+    // PostgreSQL first: with both down, the mode is unavailable because of PostgreSQL, not the fence read.
+    let failure = `PostgreSQL at ${server} is unreachable`;
     try {
+      await pool.query("SELECT 1");
+      failure = "the highest PostgreSQL token written could not be read from Redis";
       const fenceAtLeast = (await opts.fenceFloor?.()) ?? 0;
-      failure = `PostgreSQL at ${server} is unreachable`;
+      failure = `migrating the lock table in PostgreSQL at ${server} failed`;
       await migratePgLocks(pool, { fenceAtLeast });
     } catch (err) {
       if (closed) return;
       const reason = `${failure} (${(err as Error).message})`;
-      if (failures++ === 0)
-        opts.logger.warn({ server, err: (err as Error).message }, "postgres mode unavailable");
+      // Once per cause, not once per retry.
+      if (failure !== lastFailure)
+        opts.logger.warn({ server, reason }, `postgres mode unavailable: ${failure}`);
+      lastFailure = failure;
       opts.onChange(null, reason);
       timer = setTimeout(() => {
         timer = undefined;

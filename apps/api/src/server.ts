@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import { envOrExit, exitWith, listenFailure } from "./boot.js";
 import { createContextFactory } from "./context.js";
-import { env as readEnv } from "./env.js";
 import { ClientLimits } from "./http/client-limits.js";
 import { applyCors } from "./http/cors.js";
 import { guardRequest } from "./http/guard.js";
@@ -19,7 +19,7 @@ import { startTelemetry } from "./telemetry.js";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-const env = readEnv();
+const env = envOrExit();
 const logger = createLogger(env.LOG_LEVEL, env.INSTANCE_ID);
 const telemetry = startTelemetry(env);
 const { services, close, ready, redlockClients } = createServices(env, logger, telemetry);
@@ -82,7 +82,12 @@ function route(req: IncomingMessage, res: ServerResponse) {
   if (path === "/metrics") return void metrics(req, res, services.metrics.registry, env.ADMIN_TOKEN);
   if (path?.startsWith("/trpc/")) return trpc(req, res);
   if (path?.startsWith("/api/")) return rest(req, res);
-  res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "not found" }));
+  // Every /api error is { message } (README); the rest of the server keeps its { error }.
+  const body =
+    path === "/api"
+      ? { message: "not found; the routes are listed in /api/openapi.json" }
+      : { error: "not found" };
+  res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify(body));
 }
 
 // requestTimeout bounds receiving a request (headers and body), not the response, so SSE streams are
@@ -122,7 +127,11 @@ const [redisReady] = await Promise.all([waitUntilReady(services.redis, 3_000), r
 if (!redisReady) {
   logger.warn({ redis: services.config.redisUrl }, "redis not reachable yet; serving 503s until it is");
 }
+// Before listening, the only error the server emits is listen's own (EADDRINUSE, EACCES, …).
+const onListenError = (err: NodeJS.ErrnoException) => exitWith(listenFailure(err, env.HOST, env.PORT));
+server.once("error", onListenError);
 server.listen(env.PORT, env.HOST, () => {
+  server.off("error", onListenError);
   const port = listeningPort();
   logger.info({ port, host: env.HOST, apiUrls: env.API_URLS }, `api listening on http://${env.HOST}:${port}`);
 });

@@ -14,9 +14,13 @@ beforeAll(async () => {
 });
 afterAll(() => stopApis(apis ?? []));
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { timeout: 60_000 }, (err, stdout, stderr) => {
+    const options = { timeout: 60_000, env: { ...process.env, ...env } };
+    execFile(process.execPath, [cli, ...args], options, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -71,4 +75,28 @@ it("fails fast with a clear message when the API is down, and on bad arguments",
   expect(down.stderr).toMatch(/cannot reach the API/);
   const bad = await run(["--mode", "nope"]);
   expect(bad.code).toBe(2);
+});
+
+it("bad arguments exit 2 with a message and the usage, never a stack trace", async () => {
+  for (const args of [
+    ["--mode", "redis", "--bogus"],
+    ["--mode", "redis", "stray"],
+    ["--mode"],
+    ["--mode", "redis", "--requests", "0x10"],
+    ["--mode", "redis", "--initial-stock", "1e1"],
+  ]) {
+    const r = await run(args);
+    expect(r.code, args.join(" ")).toBe(2);
+    expect(r.stderr, args.join(" ")).toMatch(/usage: npm run burst/);
+    expect(r.stderr, args.join(" ")).not.toMatch(/\n\s+at /);
+  }
+});
+
+it("does not judge the server's environment: a bad LOCK_LEASE_MS is none of its business", async () => {
+  const down = await run(["--mode", "redis", "--url", `http://127.0.0.1:${await freePort()}`], {
+    LOCK_LEASE_MS: "abc",
+    REDIS_URL: "garbage",
+  });
+  expect(down.code).toBe(3);
+  expect(down.stderr).toMatch(/cannot reach the API/);
 });

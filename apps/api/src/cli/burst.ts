@@ -1,18 +1,10 @@
 // npm run burst -- --mode redis [--requests 200] [--url http://127.0.0.1:4001] [--json] ...
-import { parseArgs } from "node:util";
 import { TRPCClientError } from "@trpc/client";
-import { z } from "zod";
 import { createApiClient } from "../client.js";
-import { env } from "../env.js";
 import type { AppRouter } from "../root.js";
-import { burstInput } from "../schemas.js";
 import type { BurstReport, RunEvent } from "../types.js";
+import { parseBurstArgs, usage } from "./burst-args.js";
 import { printReport, progressBar } from "./burst-print.js";
-
-const usage = `usage: npm run burst -- --mode <none|local|redis|redlock|postgres|atomic> [--requests 200]
-       [--initial-stock 100] [--work-ms 10] [--product 1001] [--url http://127.0.0.1:4001]
-       [--admin-token <token>] [--json]
-exit status: 0 done; 1 a safe mode oversold; 2 bad arguments; 3 API unreachable; 4 burst refused or failed`;
 
 const EXIT = { ok: 0, oversold: 1, usage: 2, unreachable: 3, failed: 4 } as const;
 /** How long the API gets to answer /healthz before the CLI says it is down. */
@@ -20,41 +12,17 @@ const REACH_TIMEOUT_MS = 3_000;
 const UNSAFE_MODES = new Set(["none", "local"]);
 
 function parse() {
-  const { values } = parseArgs({
-    options: {
-      mode: { type: "string" },
-      requests: { type: "string" },
-      "initial-stock": { type: "string" },
-      "work-ms": { type: "string" },
-      product: { type: "string" },
-      url: { type: "string", default: "http://127.0.0.1:4001" },
-      "admin-token": { type: "string" },
-      json: { type: "boolean", default: false },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) {
+  // Only ADMIN_TOKEN: the server's other variables (env.ts) are none of the CLI's business.
+  const args = parseBurstArgs(process.argv.slice(2), process.env.ADMIN_TOKEN);
+  if (args.kind === "help") {
     console.log(usage);
     process.exit(EXIT.ok);
   }
-  const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
-  const input = burstInput.safeParse({
-    mode: values.mode,
-    requests: num(values.requests),
-    initialStock: num(values["initial-stock"]),
-    workMs: num(values["work-ms"]),
-    productId: values.product,
-  });
-  const url = z.url({ protocol: /^https?$/ }).safeParse(values.url);
-  if (!input.success || !url.success) {
-    console.error(
-      `${input.error ? z.prettifyError(input.error) : ""}${url.error ? "\n--url must be an http(s) URL" : ""}`,
-    );
-    console.error(usage);
+  if (args.kind === "error") {
+    console.error(`${args.message}\n${usage}`);
     process.exit(EXIT.usage);
   }
-  const token = values["admin-token"] ?? env().ADMIN_TOKEN;
-  return { input: input.data, url: url.data.replace(/\/+$/, ""), json: values.json, token };
+  return args;
 }
 
 async function reachable(url: string): Promise<boolean> {

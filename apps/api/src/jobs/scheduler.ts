@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Metrics } from "../metrics.js";
 import { expireOrders } from "../orders/store.js";
+import { outageLog } from "./outage.js";
 import { recordRun } from "./runs.js";
 
 export const JOB_RESOURCE = "job:cleanup";
@@ -35,6 +36,7 @@ export function startJobs(deps: JobDeps): { stop(): void } {
   const maxLateMs = Math.floor(intervalMs * 0.4);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  const outage = outageLog(deps.logger, "cleanup job");
 
   const schedule = () => {
     if (stopped) return;
@@ -54,6 +56,7 @@ export function startJobs(deps: JobDeps): { stop(): void } {
     }
     try {
       const lock = await deps.locks.tryAcquire(JOB_RESOURCE, { leaseMs });
+      outage.ok();
       if (!lock) return;
       const t0 = performance.now();
       const removed = await cleanup(deps);
@@ -68,7 +71,7 @@ export function startJobs(deps: JobDeps): { stop(): void } {
       });
       deps.metrics.jobRuns.inc();
     } catch (err) {
-      deps.logger.warn({ err }, "cleanup job tick failed");
+      outage.failed(err, deps.redis.status === "ready");
     }
   };
 

@@ -1,0 +1,21 @@
+// A service that dies while `npm start` waits for its port would otherwise cost the whole port timeout, or,
+// when another process holds that port, go unnoticed under "Lockyard is up".
+
+/** Resolves with the first of these run() children to end (its output read to the end). */
+export function firstExit(children) {
+  return new Promise((resolve) => {
+    for (const child of children)
+      child.once("close", (code, signal) =>
+        resolve({ name: child.name, code, signal, lines: child.lastLines }),
+      );
+  });
+}
+
+/** A paragraph saying which service ended, how, and the last lines it wrote. */
+export function describeExit({ name, code, signal, lines }, when) {
+  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  const tail = lines.length
+    ? `; its last lines:\n${lines.map((l) => `    ${l}`).join("\n")}`
+    : " without output";
+  return `${name} ${how}${when ? ` ${when}` : ""}${tail}`;
+}
