@@ -1,17 +1,36 @@
 import { z } from "zod";
 
 const NUMERIC_ID = "a numeric id must be a whole number from 1 to 2^53-1";
+/** The seed's ids are C# `long`s. */
+export const MAX_DIGIT_ID = 9_223_372_036_854_775_807n;
+/** Digits, negative or not: the seed's `long` binding would read these as a number, so they must be one. */
+const NUMBER_LIKE = /^-?[0-9]+$/;
+const CANONICAL = /^[1-9][0-9]*$/;
+const DIGITS_RULE = `a whole number from 1 to ${MAX_DIGIT_ID} in plain digits (no sign, no leading zeros), or a name of letters, digits, _ and - that is not all digits`;
+
 /**
  * An id as clients send it: a string without braces, globs or separators, or a positive whole number
- * as in the seed's `productId=1001` and `{ "orderId": 100001 }`.
+ * as in the seed's `productId=1001` and `{ "orderId": 100001 }`. A string of digits is that number, written
+ * plainly: "0", "-5" and "00100001" were keys of their own, so `orderId <= 0` went through and "00100001"
+ * slipped past the double-submit guard of order 100001. Names that are not all digits ("demo-1") stay.
  */
-export const idInput = z.union(
-  [
-    z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1-64 characters of [A-Za-z0-9_-]"),
-    z.int({ error: NUMERIC_ID }).min(1, { error: NUMERIC_ID }),
-  ],
-  { error: "expected a positive whole number or 1-64 characters of [A-Za-z0-9_-]" },
-);
+export const idInput = z
+  .union(
+    [
+      z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1-64 characters of [A-Za-z0-9_-]"),
+      z.int({ error: NUMERIC_ID }).min(1, { error: NUMERIC_ID }),
+    ],
+    { error: "expected a positive whole number or 1-64 characters of [A-Za-z0-9_-]" },
+  )
+  .superRefine((value, ctx) => {
+    if (typeof value !== "string" || !NUMBER_LIKE.test(value)) return;
+    if (CANONICAL.test(value) && BigInt(value) <= MAX_DIGIT_ID) return;
+    ctx.addIssue({
+      code: "custom",
+      input: value,
+      message: `expected ${DIGITS_RULE}; got ${JSON.stringify(value)}`,
+    });
+  });
 /** Ids that end up inside Redis key names and lock resources: 1001 and "1001" name the same key. */
 export const id = idInput.transform(String);
 

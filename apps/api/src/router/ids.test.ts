@@ -59,6 +59,13 @@ describe("ids like the seed's (1001, { orderId: 100001 })", () => {
         "BAD_REQUEST",
       );
     }
+    // Digits are the number they spell, written plainly, on tRPC as on REST: "0100001" is no order of its own.
+    for (const orderId of ["0", "-1", "00100001", "99999999999999999999"]) {
+      const refused = await t.caller.order.submit({ orderId, productId: "1001" }).catch((e: unknown) => e);
+      expect((refused as TRPCError).code, orderId).toBe("BAD_REQUEST");
+      expect((refused as TRPCError).message).toMatch(/plain digits \(no sign, no leading zeros\)/);
+    }
+    expect(await codeOf(t.caller.stock.get({ productId: "01001" }))).toBe("BAD_REQUEST");
     const err = await t.caller.order.submit({ orderId: 0, productId: "1001" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TRPCError);
     expect((err as TRPCError).message).toMatch(/whole number from 1/);

@@ -3,12 +3,11 @@ import { z } from "zod";
 import { requestSignal } from "../http/request-signal.js";
 import { readOrder } from "../orders/store.js";
 import { submitOrder } from "../orders/submit.js";
-import { stockDeductInput, stockMode } from "../schemas.js";
+import { id, idInput, stockDeductInput, stockMode } from "../schemas.js";
 import { deduct } from "../stock/deduct.js";
 import { readStock, resetStock } from "../stock/store.js";
 import { adminProcedure, publicProcedure, router } from "../trpc.js";
 import type { DeductRejectReason } from "../types.js";
-import { seedId, seedIdInput } from "./seed-id.js";
 
 /**
  * The seed article's REST endpoints (`/api/stock/deduct`, `/api/stock/status`, `/api/order/submit`),
@@ -29,7 +28,7 @@ const ERRORS = {
 } as const;
 const errors = (...codes: (keyof typeof ERRORS)[]) => Object.fromEntries(codes.map((c) => [c, ERRORS[c]]));
 // The document cannot show a default given to a transformed schema, so the description says it.
-const productId = seedId
+const productId = id
   .default("1001")
   .meta({ description: 'Default 1001. 1001 and "1001" name the same product', examples: [1001] });
 // The same bounds as stock.deduct.
@@ -157,7 +156,7 @@ const orderRoutes = {
     })
     .input(
       z.strictObject({
-        orderId: seedIdInput.meta({ description: '100001 and "100001" name the same order' }),
+        orderId: idInput.meta({ description: '100001 and "100001" name the same order' }),
         productId,
         quantity: wholeNumber(1, 1000, 1),
       }),
@@ -181,7 +180,7 @@ const orderRoutes = {
         errorResponses: errors(400, 404, 503),
       },
     })
-    .input(z.strictObject({ orderId: seedId }))
+    .input(z.strictObject({ orderId: id }))
     .output(
       z.object({
         orderId: z.string(),
