@@ -1,18 +1,7 @@
 // The public surface: what users of the lock call. Store authors import "@lockyard/lock/backend".
 export type { LockKeys } from "./core/backend.js";
-export {
-  InvalidOptionError,
-  InvalidResourceError,
-  LockError,
-  LockLostError,
-  LockNotOwnedError,
-  LockReleasedError,
-  LocksClosedError,
-  LockTimeoutError,
-  type LostReason,
-  QuorumError,
-  ReplyLostError,
-} from "./errors.js";
+// Every error class (errors.ts exports nothing else).
+export * from "./errors.js";
 export type { LockEvent, LockEventType, LockKind } from "./events.js";
 export { isConnectionError as isRedisUnavailable } from "./redis/connection-error.js";
 export { createLocks, type LocksOptions } from "./redis/create-locks.js";

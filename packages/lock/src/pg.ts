@@ -6,20 +6,9 @@ import { createPgBackend } from "./pg/backend.js";
 import { pgTable } from "./pg/sql.js";
 import type { CommonLocksOptions, Locks } from "./types.js";
 
-// The error classes too: a project with pg and without ioredis cannot load the root entry (it needs ioredis).
-export {
-  InvalidOptionError,
-  InvalidResourceError,
-  LockError,
-  LockLostError,
-  LockNotOwnedError,
-  LockReleasedError,
-  LocksClosedError,
-  LockTimeoutError,
-  type LostReason,
-  QuorumError,
-  ReplyLostError,
-} from "./errors.js";
+// Every error class (errors.ts exports nothing else): a project with pg and without ioredis cannot load the root
+// entry, which needs ioredis.
+export * from "./errors.js";
 export { isPgUnavailable } from "./pg/connection-error.js";
 export { migratePgLocks, type PgMigrateOptions, pgLocksSchema } from "./pg/migrate.js";
 export { DEFAULT_PG_TABLE, PG_CHANNEL } from "./pg/sql.js";
