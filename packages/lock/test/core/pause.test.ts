@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LockLostError } from "../../src/index.js";
+import { LockLostError, type Locks } from "../../src/index.js";
 import { connect, makeLocks, uniq, within } from "../helpers.js";
 
 let redis: Redis;
@@ -15,6 +15,25 @@ afterAll(() => {
 function stall(ms: number): void {
   const end = performance.now() + ms;
   while (performance.now() < end) {}
+}
+
+/**
+ * An acquire whose process stalls past the lease while its attempt is in flight: the attempt's reads are
+ * called as it is sent, so the stall sits between sending and reading the answer. Settles with "handed out"
+ * or the error.
+ */
+function acquireStallingInReads(locks: Locks, resource: string): Promise<unknown> {
+  return locks
+    .acquire(resource, {
+      reads: (r) => {
+        stall(500);
+        return r.ping();
+      },
+    })
+    .then(
+      () => "handed out",
+      (e: unknown) => e,
+    );
 }
 
 describe("a holder that cannot run past its lease", () => {
@@ -39,18 +58,7 @@ describe("a holder that cannot run past its lease", () => {
   it("a grant answered after its lease could have ended is not handed out: acquire rejects with LockLostError", async () => {
     const { locks, events } = makeLocks(redis, { leaseMs: 300 });
     const resource = uniq("late-grant");
-    // The attempt's reads are called as it is sent: the process stalls there, and reads the answer after.
-    const acquiring = locks
-      .acquire(resource, {
-        reads: (r) => {
-          stall(500);
-          return r.ping();
-        },
-      })
-      .then(
-        () => "handed out",
-        (e: unknown) => e,
-      );
+    const acquiring = acquireStallingInReads(locks, resource);
     const outcome = await acquiring;
     expect(outcome).toBeInstanceOf(LockLostError);
     expect(events.map((e) => e.type)).toContain("lost");
@@ -64,17 +72,7 @@ describe("a holder that cannot run past its lease", () => {
     const { locks } = makeLocks(redis, { leaseMs: 300 });
     const resource = uniq("late-grant-next");
     const holds: [number, number][] = [];
-    const late = locks
-      .acquire(resource, {
-        reads: (r) => {
-          stall(500);
-          return r.ping();
-        },
-      })
-      .then(
-        () => "handed out",
-        (e: unknown) => e,
-      );
+    const late = acquireStallingInReads(locks, resource);
     // Queued behind it in this process: the refused grant's release hands the lock on, or its lease ran out.
     const next = locks.withLock(
       resource,
