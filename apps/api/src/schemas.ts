@@ -1,6 +1,9 @@
 import { z } from "zod";
 
 const NUMERIC_ID = "a numeric id must be a whole number from 1 to 2^53-1";
+/** A JSON number past 2^53-1 has already lost digits when it is parsed: only a string carries it exactly. */
+const UNSAFE_NUMERIC_ID =
+  'a numeric id above 2^53-1 (9007199254740991) loses digits as a JSON number: send it as a string of digits, like "9223372036854775807"';
 /** The seed's ids are C# `long`s. */
 export const MAX_DIGIT_ID = 9_223_372_036_854_775_807n;
 /** Digits, negative or not: the seed's `long` binding would read these as a number, so they must be one. */
@@ -18,7 +21,9 @@ export const idInput = z
   .union(
     [
       z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "expected 1-64 characters of [A-Za-z0-9_-]"),
-      z.int({ error: NUMERIC_ID }).min(1, { error: NUMERIC_ID }),
+      z
+        .int({ error: (issue) => (issue.code === "too_big" ? UNSAFE_NUMERIC_ID : NUMERIC_ID) })
+        .min(1, { error: NUMERIC_ID }),
     ],
     { error: "expected a positive whole number or 1-64 characters of [A-Za-z0-9_-]" },
   )

@@ -58,6 +58,16 @@ describe("an order id in digits", () => {
       "9223372036854775808",
     );
   });
+  it("a JSON number past 2^53-1 is a 400 that says to send it as a string, and no order is stored", async () => {
+    // JSON.parse has already rounded it (100000000000000001 reads as 100000000000000000): using it would
+    // store another order than the client sent.
+    const res = await postJson(`${rest.url}/api/order/submit`, '{"orderId":100000000000000001}');
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toMatch(
+      /^orderId: a numeric id above 2\^53-1 \(9007199254740991\) loses digits as a JSON number: send it as a string of digits/,
+    );
+    expect(await rest.redis.exists("order:{100000000000000000}", "order:{100000000000000001}")).toBe(0);
+  });
 });
 
 describe("a product id in digits", () => {
