@@ -80,7 +80,13 @@ test.describe("Outages", () => {
     await expect(page.locator('[data-testid="order-attempt"][data-outcome="created"]')).toHaveCount(1);
     await expect(page.getByTestId("order-summary")).toHaveAttribute("data-created", "1");
 
+    // api-o1 back: the failover note is over (the stream may stay on api-o2).
+    await start(0);
+    await expect(page.getByTestId("connection-note")).toHaveCount(0, { timeout: 15_000 });
+    await expect(page.getByTestId("connection-state")).toHaveText("Live");
+
     // Both down: "Offline", once, in one place; Start blocked with the reason; the lock panel dimmed.
+    await kill(0);
     await kill(1);
     await expect(conn).toHaveAttribute("data-state", "offline", { timeout: 30_000 });
     await expect(page.getByTestId("connection-state")).toHaveText("Offline");
@@ -94,6 +100,11 @@ test.describe("Outages", () => {
     await expect(startButton).toHaveAttribute("aria-disabled", "true");
     await expect(page.getByTestId("burst-blocked")).toContainText("unreachable");
     await expect(startButton).toHaveAccessibleDescription(/unreachable/);
+    const scenarioButton = page.getByTestId("scenario-crash");
+    await expect(scenarioButton).toHaveAttribute("aria-disabled", "true");
+    await expect(scenarioButton).toHaveAccessibleDescription(/unreachable/);
+    await scenarioButton.click({ force: true });
+    await expect(page.getByTestId("scenario-status")).not.toHaveAttribute("data-status", "running");
     await expect(page.getByTestId("panel-locks")).toHaveClass(/stale/);
     await expect(page.getByTestId("lock-count")).toContainText("last known");
     await screenshot(page, "outage-offline-1280");

@@ -6,8 +6,11 @@
  */
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "offline";
 
+/** What the indicator shows: the stream's state, or `degraded` while the API is up but its Redis is not. */
+export type IndicatorState = ConnectionState | "degraded";
+
 export interface ConnectionIndicatorProps {
-  state: ConnectionState;
+  state: IndicatorState;
   /** Where the live stream comes from (shown beside the state, not part of its name). */
   detail?: string;
   /** A sentence about a change, e.g. a failover, read out with the state. */
@@ -15,11 +18,12 @@ export interface ConnectionIndicatorProps {
   testId?: string;
 }
 
-export const CONNECTION_WORDS: Record<ConnectionState, string> = {
+export const CONNECTION_WORDS: Record<IndicatorState, string> = {
   connecting: "Connecting…",
   connected: "Live",
   reconnecting: "Reconnecting…",
   offline: "Offline",
+  degraded: "API up, Redis unreachable",
 };
 
 export function ConnectionIndicator({ state, detail, note, testId }: ConnectionIndicatorProps) {

@@ -1,6 +1,7 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import { readWholeNumber } from "~/lib/whole-number";
 import { BurstStart } from "./burst-start";
 import { type ModeInfo, ModePicker } from "./mode-picker";
 import { NumberField } from "./number-field";
@@ -14,11 +15,12 @@ export interface BurstFormProps {
   onStart: (input: BurstInput) => void;
 }
 
-function clampInt(raw: string, min: number, max: number, fallback: number): number {
-  const n = Number.parseInt(raw, 10);
-  if (!Number.isFinite(n)) return fallback;
-  return Math.min(max, Math.max(min, n));
-}
+const LIMITS = {
+  requests: { min: 1, max: 1000 },
+  initialStock: { min: 0, max: 100_000 },
+  workMs: { min: 0, max: 2000 },
+} as const;
+type Field = keyof typeof LIMITS;
 
 /** The burst's settings (ModePicker, three NumberFields) and its Start button (BurstStart). */
 export function BurstForm({ running, blockedReason = null, modes, onStart }: BurstFormProps) {
@@ -26,6 +28,7 @@ export function BurstForm({ running, blockedReason = null, modes, onStart }: Bur
   const [requests, setRequests] = useState("200");
   const [workMs, setWorkMs] = useState("10");
   const [initialStock, setInitialStock] = useState("100");
+  const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const selectedUnavailable = modes?.find((x) => x.mode === mode)?.available === false;
 
   // Start stays focusable while busy (aria-disabled, not disabled), so focus never falls to <body>.
@@ -33,37 +36,41 @@ export function BurstForm({ running, blockedReason = null, modes, onStart }: Bur
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (blocked) return;
-    onStart({
-      mode,
-      requests: clampInt(requests, 1, 1000, 200),
-      workMs: clampInt(workMs, 0, 2000, 10),
-      initialStock: clampInt(initialStock, 0, 100_000, 100),
+    const raw: Record<Field, string> = { requests, initialStock, workMs };
+    const read = (f: Field) => readWholeNumber(raw[f], LIMITS[f].min, LIMITS[f].max);
+    const [r, s, w] = [read("requests"), read("initialStock"), read("workMs")];
+    setErrors({
+      requests: r.ok ? undefined : r.message,
+      initialStock: s.ok ? undefined : s.message,
+      workMs: w.ok ? undefined : w.message,
     });
+    if (!r.ok || !s.ok || !w.ok) return;
+    onStart({ mode, requests: r.value, workMs: w.value, initialStock: s.value });
   };
 
   const fields = [
     {
       label: "Requests",
-      min: 1,
-      max: 1000,
+      ...LIMITS.requests,
       value: requests,
       onChange: setRequests,
+      error: errors.requests,
       testId: "burst-requests",
     },
     {
       label: "Initial stock",
-      min: 0,
-      max: 100000,
+      ...LIMITS.initialStock,
       value: initialStock,
       onChange: setInitialStock,
+      error: errors.initialStock,
       testId: "burst-stock",
     },
     {
       label: "Work per request (ms)",
-      min: 0,
-      max: 2000,
+      ...LIMITS.workMs,
       value: workMs,
       onChange: setWorkMs,
+      error: errors.workMs,
       testId: "burst-work",
     },
   ];

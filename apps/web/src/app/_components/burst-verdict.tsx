@@ -1,3 +1,4 @@
+import { failedRequestsNote } from "~/lib/burst-errors";
 import { signed } from "~/lib/format";
 import type { BurstReport } from "./use-burst";
 
@@ -11,6 +12,7 @@ export function verdictOf(r: BurstReport): { safe: boolean; text: string } {
 
 export function BurstVerdict({ report }: { report: BurstReport }) {
   const v = verdictOf(report);
+  const failed = failedRequestsNote(report);
   return (
     <div
       className={`verdict ${v.safe ? "verdict-safe" : "verdict-unsafe"}`}
@@ -28,6 +30,12 @@ export function BurstVerdict({ report }: { report: BurstReport }) {
           {" "}
           — mode <code>{report.mode}</code>
         </span>
+        {failed ? (
+          <span className="verdict-errors" data-testid="burst-verdict-errors">
+            {" "}
+            · {failed}
+          </span>
+        ) : null}
       </span>
     </div>
   );

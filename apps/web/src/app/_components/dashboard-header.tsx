@@ -1,10 +1,10 @@
 "use client";
 
 import { ConnectionIndicator } from "@lockyard/ui/connection-indicator";
-import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "~/trpc/react";
 import { ApiDocsLink } from "./api-docs-link";
 import { useLiveConnection } from "./live-locks";
+import { useDashboardHealth } from "./use-dashboard-health";
+import { useSystemInfo } from "./use-system-info";
 
 const SECTIONS = [
   ["flash-sale", "Flash sale"],
@@ -26,10 +26,17 @@ function topology(redis: {
   return `cluster · ${n(redis.masters, "master")}, ${n(redis.replicas, "replica")}`;
 }
 
+/** "Redis 7.0.15", or "Redis unreachable" while the API cannot reach it (its version is then unknown). */
+function redisLabel(redis: { version: string | null; reachable: boolean }): string {
+  if (!redis.reachable) return "Redis unreachable";
+  return redis.version ? `Redis ${redis.version}` : "Redis";
+}
+
 export function DashboardHeader() {
-  const trpc = useTRPC();
   const conn = useLiveConnection();
-  const info = useQuery(trpc.system.info.queryOptions(undefined, { refetchInterval: 15_000 }));
+  const health = useDashboardHealth();
+  const info = useSystemInfo();
+  const note = health.advice ?? conn.note;
   return (
     <header className="top">
       <div className="brand">
@@ -52,18 +59,18 @@ export function DashboardHeader() {
       <div className="top-status">
         {info.data ? (
           <span className="muted sysinfo" data-testid="system-info">
-            Redis {info.data.redis.version} · {topology(info.data.redis)}
+            {redisLabel(info.data.redis)} · {topology(info.data.redis)}
           </span>
         ) : null}
-        {conn.note ? (
+        {note ? (
           <span className="conn-note" data-testid="connection-note" aria-hidden="true">
-            {conn.note}
+            {note}
           </span>
         ) : null}
         <ConnectionIndicator
-          state={conn.state}
+          state={health.indicator}
           detail={conn.streamUrl.replace(/^https?:\/\//, "")}
-          note={conn.note ?? undefined}
+          note={note ?? undefined}
           testId="connection"
         />
       </div>

@@ -2,8 +2,6 @@
 
 import { Panel } from "@lockyard/ui/panel";
 import { ProgressBar } from "@lockyard/ui/progress-bar";
-import { useQuery } from "@tanstack/react-query";
-import { useTRPC } from "~/trpc/react";
 import { BurstForm } from "./burst-form";
 import { BurstHistory } from "./burst-history";
 import { BurstReportView } from "./burst-report";
@@ -12,10 +10,10 @@ import { ErrorMessage } from "./error-message";
 import { useLiveConnection } from "./live-locks";
 import { StockChart } from "./stock-chart";
 import { useBurst } from "./use-burst";
+import { useSystemInfo } from "./use-system-info";
 
 export function FlashSalePanel() {
-  const trpc = useTRPC();
-  const info = useQuery(trpc.system.info.queryOptions(undefined, { refetchInterval: 15_000 }));
+  const info = useSystemInfo();
   const { state, history, start } = useBurst();
   const running = state.status === "running";
   const offline = useLiveConnection().state === "offline";

@@ -20,6 +20,7 @@ import {
   type WatchEvent,
 } from "~/lib/lock-state";
 import { useEndpoints, useTRPC } from "~/trpc/react";
+import { useAnswersAgain } from "./use-answers-again";
 
 export type { LiveLock, LockView } from "~/lib/lock-state";
 
@@ -102,6 +103,12 @@ export function LiveLocksProvider({ children }: { children: ReactNode }) {
   const [failures, setFailures] = useState(0);
   const [everConnected, setEverConnected] = useState(false);
   const [note, setNote] = useState<string | null>(null);
+  /** The instance the note says is unreachable: once it answers again, the note is over. */
+  const [unreachableUrl, setUnreachableUrl] = useState<string | null>(null);
+  useAnswersAgain(unreachableUrl, () => {
+    setNote(null);
+    setUnreachableUrl(null);
+  });
   const lastConnected = useRef<string | null>(null);
 
   const connected = sub.status === "pending" && streamInstance !== null;
@@ -129,6 +136,7 @@ export function LiveLocksProvider({ children }: { children: ReactNode }) {
     if (prev !== null && prev !== streamUrl) {
       const name = (url: string) => instances.current.get(url) ?? host(url);
       setNote(`${name(prev)} unreachable, using ${name(streamUrl)}`);
+      setUnreachableUrl(prev);
     }
   }, [connected, streamUrl]);
 

@@ -86,6 +86,9 @@ const columns: Column<RowState<LiveLock>>[] = [
         {/* In a narrow table the holders sit under the resource instead of in their own column. */}
         <div className="lock-owners-inline">
           <Owners item={item} tagged={false} />
+          <span className="muted" title="fence token" data-testid="lock-token-inline">
+            fence <span className="mono">{item.token ?? "–"}</span>
+          </span>
         </div>
       </>
     ),

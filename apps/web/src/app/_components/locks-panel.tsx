@@ -5,6 +5,7 @@ import { Panel } from "@lockyard/ui/panel";
 import { useMemo, useState } from "react";
 import { useLiveLocks } from "./live-locks";
 import { LockTable } from "./lock-table";
+import { useDashboardHealth } from "./use-dashboard-health";
 
 const count = new Intl.NumberFormat("en");
 
@@ -16,8 +17,8 @@ export function LocksPanel() {
     () => (needle ? live.locks.filter((l) => l.resource.toLowerCase().includes(needle)) : live.locks),
     [live.locks, needle],
   );
-  // While the live stream is down the panel shows the last known state, dimmed as a whole.
-  const stale = live.connection !== "connected";
+  // While the live stream or Redis is down the panel shows the last known state, dimmed as a whole.
+  const { stale } = useDashboardHealth();
   return (
     <Panel
       id="locks"
@@ -57,11 +58,13 @@ export function LocksPanel() {
         caption="Locks currently held"
         locks={locks}
         empty={
-          live.connection === "connected"
+          !stale
             ? needle
               ? `No lock matches “${filter.trim()}”.`
               : "No locks are held right now. Start a flash sale or a scenario to see some."
-            : "Waiting for the live stream…"
+            : live.connection === "connected"
+              ? "Redis is unreachable: waiting for it to answer again…"
+              : "Waiting for the live stream…"
         }
       />
     </Panel>

@@ -6,6 +6,9 @@ import { type Column, Table } from "@lockyard/ui/table";
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { formatMs, timeOfDay } from "~/lib/format";
+import { ORDER_ID_MAX_LENGTH, readOrderId } from "~/lib/order-id";
+import { orderSummary } from "~/lib/order-summary";
+import { readWholeNumber } from "~/lib/whole-number";
 import { useTRPC } from "~/trpc/react";
 import { ErrorMessage } from "./error-message";
 import { type Attempt, useDoubleSubmit } from "./use-double-submit";
@@ -30,6 +33,8 @@ const attemptColumns: Column<Attempt>[] = [
   { key: "ms", header: "Time", render: (a) => (a.ms === null ? "…" : formatMs(a.ms)) },
 ];
 
+const CLIENTS = { min: 1, max: 20 } as const;
+
 function newOrderId(): string {
   return `ord-${Math.random().toString(36).slice(2, 8)}`;
 }
@@ -42,12 +47,18 @@ export function OrdersPanel() {
   const [orderId, setOrderId] = useState("");
   useEffect(() => setOrderId(newOrderId()), []);
   const [parallel, setParallel] = useState("5");
+  const [shownErrors, setShownErrors] = useState(false);
+  const id = readOrderId(orderId);
+  const clients = readWholeNumber(parallel, CLIENTS.min, CLIENTS.max);
+  const idError = shownErrors && !id.ok ? id.message : null;
+  const clientsError = shownErrors && !clients.ok ? clients.message : null;
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (running) return;
-    const n = Math.min(20, Math.max(1, Number.parseInt(parallel, 10) || 1));
-    void submit(orderId.trim(), n);
+    setShownErrors(true);
+    if (!id.ok || !clients.ok) return;
+    void submit(id.value, clients.value);
   };
 
   const created = attempts.filter((a) => a.outcome === "created").length;
@@ -67,23 +78,43 @@ export function OrdersPanel() {
             onChange={(e) => setOrderId(e.target.value)}
             data-testid="order-id"
             required
+            maxLength={ORDER_ID_MAX_LENGTH}
+            aria-invalid={idError ? true : undefined}
+            aria-describedby={idError ? "order-id-error" : undefined}
           />
+          {idError ? (
+            <span className="field-error" id="order-id-error" role="alert" data-testid="order-id-error">
+              {idError}
+            </span>
+          ) : null}
         </label>
         <label className="field narrow">
           <span>Clients</span>
           <input
             className="input"
             type="number"
-            min={1}
-            max={20}
+            min={CLIENTS.min}
+            max={CLIENTS.max}
             value={parallel}
             onChange={(e) => setParallel(e.target.value)}
             data-testid="order-parallel"
+            aria-invalid={clientsError ? true : undefined}
+            aria-describedby={clientsError ? "order-parallel-error" : undefined}
           />
+          {clientsError ? (
+            <span
+              className="field-error"
+              id="order-parallel-error"
+              role="alert"
+              data-testid="order-parallel-error"
+            >
+              {clientsError}
+            </span>
+          ) : null}
         </label>
         {/* aria-disabled, not disabled: the button keeps focus while the clients race. */}
         <button type="submit" className="button primary" aria-disabled={running} data-testid="order-submit">
-          {running ? "Submitting…" : `Submit ×${parallel || 1}`}
+          {running ? "Submitting…" : clients.ok ? `Submit ×${clients.value}` : "Submit"}
         </button>
         <button
           type="button"
@@ -97,11 +128,7 @@ export function OrdersPanel() {
       <div role="status" data-testid="order-status">
         {attempts.length > 0 && !running ? (
           <p className="summary" data-testid="order-summary" data-created={created}>
-            {created === 1
-              ? "Exactly one client created the order."
-              : created === 0
-                ? "No client created it here (it already existed, or another client is creating it)."
-                : `${created} clients created it: that would be a double order.`}
+            {orderSummary(attempts)}
           </p>
         ) : null}
       </div>

@@ -4,11 +4,12 @@ import { Badge } from "@lockyard/ui/badge";
 import { Panel } from "@lockyard/ui/panel";
 import { useMemo, useState } from "react";
 import { ErrorMessage } from "./error-message";
-import { useLiveLocks } from "./live-locks";
+import { useLiveConnection, useLiveLocks } from "./live-locks";
 import { LockTable } from "./lock-table";
 import { ReadWriteChart } from "./read-write-chart";
 import { ReadWriteVerdict } from "./read-write-verdict";
 import { ScenarioTimeline } from "./scenario-timeline";
+import { useDashboardHealth } from "./use-dashboard-health";
 import { useReadWriteDemo } from "./use-read-write-demo";
 import { type ScenarioName, useScenario } from "./use-scenario";
 
@@ -18,6 +19,9 @@ const READ_WRITE = {
 };
 /** The demo's lock is `demo:read-write:<runId>`: its run id is known only once it answers. */
 const READ_WRITE_PREFIX = "demo:read-write:";
+
+const OFFLINE_REASON = "Both API instances are unreachable: scenarios run again when one answers.";
+const BLOCKED_ID = "scenario-blocked";
 
 const SCENARIOS: readonly { name: ScenarioName; title: string; explain: string }[] = [
   { name: "watchdog", title: "Watchdog", explain: "Work outlasts the lease; renewals keep the lock alive." },
@@ -46,6 +50,11 @@ export function ScenariosPanel() {
   const [readWrite, setReadWrite] = useState(false);
   const [fast, setFast] = useState(false);
   const running = state.status === "running" || rw.state.status === "running";
+  const offline = useLiveConnection().state === "offline";
+  const { stale } = useDashboardHealth();
+  const blockedReason = offline && !running ? OFFLINE_REASON : null;
+  const blocked = running || blockedReason !== null;
+  const describedBy = blockedReason ? BLOCKED_ID : undefined;
   const touched = useMemo(
     () => new Set(state.steps.flatMap((s) => s.locks.map((l) => l.resource))),
     [state.steps],
@@ -84,11 +93,12 @@ export function ScenariosPanel() {
             type="button"
             className={`button ${!readWrite && state.name === s.name ? "primary" : ""}`}
             // aria-disabled, not disabled: the pressed button keeps focus while the scenario runs.
-            aria-disabled={running}
+            aria-disabled={blocked}
+            aria-describedby={describedBy}
             aria-pressed={!readWrite && state.name === s.name}
             title={s.explain}
             onClick={() => {
-              if (running) return;
+              if (blocked) return;
               setReadWrite(false);
               start({ name: s.name, timeScale: fast ? 0.25 : 1 });
             }}
@@ -100,11 +110,12 @@ export function ScenariosPanel() {
         <button
           type="button"
           className={`button ${readWrite ? "primary" : ""}`}
-          aria-disabled={running}
+          aria-disabled={blocked}
+          aria-describedby={describedBy}
           aria-pressed={readWrite}
           title={READ_WRITE.explain}
           onClick={() => {
-            if (running) return;
+            if (blocked) return;
             setReadWrite(true);
             rw.run(fast ? 0.25 : 1);
           }}
@@ -112,6 +123,11 @@ export function ScenariosPanel() {
         >
           {READ_WRITE.title}
         </button>
+        {blockedReason ? (
+          <span id={BLOCKED_ID} className="blocked-reason" data-testid={BLOCKED_ID}>
+            {blockedReason}
+          </span>
+        ) : null}
       </div>
       {explain ? <p className="muted scenario-explain">{explain}</p> : null}
       <ErrorMessage error={readWrite ? rw.state.error : state.error} testId="scenario-error" />
@@ -156,7 +172,7 @@ export function ScenariosPanel() {
           <h3 className="h3">Live locks{mine ? " in this scenario" : ""}</h3>
           <LockTable
             key={readWrite ? "read-write" : touched.size > 0 ? "scenario" : "all"}
-            stale={live.connection !== "connected"}
+            stale={stale}
             testId="scenario-locks"
             caption={mine ? "Locks of this scenario" : "Locks currently held"}
             locks={locks}
