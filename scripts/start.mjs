@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { apiEnvProblem } from "./lib/api-env.mjs";
 import { startCluster } from "./lib/cluster.mjs";
 import { dotenvProblem } from "./lib/dotenv-check.mjs";
-import { describeExit, firstExit } from "./lib/early-exit.mjs";
+import { describeExit, firstExit, firstWatchFailure } from "./lib/early-exit.mjs";
 import { isPortFree, waitForPort } from "./lib/ports.mjs";
 import { pgBinDir, startPostgres } from "./lib/postgres.mjs";
 import { exec, run, stopAll } from "./lib/procs.mjs";
@@ -271,7 +271,8 @@ const web = run(
 );
 services.push(web);
 
-const ended = firstExit(services);
+// Under node --watch (dev) a failed API does not exit: its watcher says so and waits for an edit.
+const ended = dev ? Promise.race([firstExit(services), firstWatchFailure(services)]) : firstExit(services);
 try {
   const listening = Promise.all([...API_PORTS, WEB_PORT].map((p) => waitForPort(p, { timeoutMs: 60_000 })));
   const early = await Promise.race([listening.then(() => null), ended]);

@@ -17,6 +17,7 @@ export function run(name, cmd, args, { cwd, env, color = 36 } = {}) {
   const keep = (line) => {
     child.lastLines.push(line);
     if (child.lastLines.length > KEPT_LINES) child.lastLines.shift();
+    child.emit("line", line);
   };
   const tag = `\x1b[${color}m[${name}]\x1b[0m `;
   const pipe = (stream, out) => {

@@ -1,7 +1,10 @@
 // A service started by run() that ends is reported with how it ended and its last lines.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
-import { describeExit, firstExit } from "../../scripts/lib/early-exit.mjs";
+import { describeExit, firstExit, firstWatchFailure } from "../../scripts/lib/early-exit.mjs";
 // @ts-expect-error plain .mjs helper without types
 import { run, stopAll } from "../../scripts/lib/procs.mjs";
 
@@ -21,4 +24,22 @@ it("resolves with the first child to end, its code and its last lines, the unter
   const text = describeExit(ended, "while starting");
   expect(text).toMatch(/^dies exited with code 3 while starting; its last lines:\n {4}line \d+/);
   expect(text).toMatch(/ {4}last words$/);
+});
+
+it("under node --watch, a program that fails is reported though its watcher keeps running (npm run dev)", async () => {
+  const stay = run("stays", process.execPath, ["-e", "setTimeout(() => {}, 60_000)"]);
+  const dir = mkdtempSync(path.join(tmpdir(), "watch-fail-"));
+  writeFileSync(path.join(dir, "server.js"), "console.log('cannot start: port in use'); process.exit(1);");
+  const watched = run("api-1", process.execPath, ["--watch", "--watch-preserve-output", "server.js"], {
+    cwd: dir,
+  });
+  const failed = await firstWatchFailure([stay, watched]);
+  expect(failed).toMatchObject({ name: "api-1", watching: true });
+  expect(watched.exitCode).toBeNull();
+  const text = describeExit(failed, "while starting");
+  expect(text).toMatch(
+    /^api-1 failed \(node --watch waits for an edit to run it again\) while starting; its last lines:/,
+  );
+  expect(text).toContain("cannot start: port in use");
+  rmSync(dir, { recursive: true, force: true });
 });
