@@ -8,7 +8,8 @@ import { callScript } from "./send.js";
 import { driftMs, type RedlockSettings } from "./settings.js";
 import { firstError, type NodeAnswer, settleAll } from "./settle.js";
 
-type NodeAcquireReply = [number, number];
+/** [1, count] granted, [0, pttl, holder] refused (holder: the owner the node holds it for). */
+type NodeAcquireReply = [number, number, string?];
 
 export interface AcquireRequest {
   resource: string;
@@ -41,9 +42,13 @@ export async function acquireOnQuorum(
     Math.min(s.nodeTimeoutMs, leaseMs),
   );
   const elapsed = s.clock.now() - start;
-  const { yes, no, count, pttl } = countVotes(answers);
+  const { yes, no, count, pttl, heldByQuorum } = countVotes(answers, s.quorum);
   if (yes >= s.quorum && leaseMs - elapsed - driftMs(s, leaseMs) > 0) return [1, count, null];
-  await undoAttempt(s, releases, req, calls, start + leaseMs);
+  // Refused by one owner's quorum, the nodes this attempt took were free only because that holder's hold
+  // skipped them (a node restarted, or lost a race): undoing them frees no lock. Announced, the undo would
+  // wake the waiters, one of which retakes those nodes, is refused and undoes them in turn, every few ms for as
+  // long as the holder holds. The holder's own release, on the nodes it holds, is what wakes them.
+  await undoAttempt(s, releases, req, calls, { until: start + leaseMs, announce: !heldByQuorum });
   if (yes + no < s.quorum) throw new QuorumError(s.quorum, yes, { cause: firstError(answers) });
   // A split vote: every contender got some nodes and released them. Retrying at once would
   // likely split again, so contenders back off by a random moment and one of them goes first.
@@ -51,24 +56,31 @@ export async function acquireOnQuorum(
   return [0, pttl === Number.POSITIVE_INFINITY ? 0 : pttl];
 }
 
-/** Nodes that granted (and the highest re-entry count) and that refused (and the lowest pttl they saw). */
-function countVotes(answers: NodeAnswer<NodeAcquireReply>[]) {
+/**
+ * Nodes that granted (and the highest re-entry count) and that refused (and the lowest pttl they saw), and
+ * whether one other owner holds a quorum of the nodes.
+ */
+function countVotes(answers: NodeAnswer<NodeAcquireReply>[], quorum: number) {
   let yes = 0;
   let no = 0;
   let count = 0;
   let pttl = Number.POSITIVE_INFINITY;
+  const refusalsBy = new Map<string, number>();
   for (const a of answers) {
     if (!a.ok) continue;
-    const [got, v] = a.value;
+    const [got, v, holder = ""] = a.value;
     if (got === 1) {
       yes++;
       if (v > count) count = v;
     } else {
       no++;
       if (v >= 0 && v < pttl) pttl = v;
+      refusalsBy.set(holder, (refusalsBy.get(holder) ?? 0) + 1);
     }
   }
-  return { yes, no, count, pttl };
+  refusalsBy.delete("");
+  const heldByQuorum = [...refusalsBy.values()].some((n) => n >= quorum);
+  return { yes, no, count, pttl, heldByQuorum };
 }
 
 /**
@@ -83,7 +95,7 @@ async function undoAttempt(
   releases: NodeReleases,
   req: AcquireRequest,
   calls: NodeCall<NodeAcquireReply>[],
-  until: number,
+  { until, announce }: { until: number; announce: boolean },
 ): Promise<void> {
   const channel = releaseChannel(req.resource, s.prefix);
   const undos = calls.map((call, i) => {
@@ -95,7 +107,8 @@ async function undoAttempt(
         (err: unknown) => call.written && !isReplyError(err),
       )
       .then((ran) => {
-        if (ran) return releases.send(i, req.key, channel, req.owner, req.leaseMs, until, ticket);
+        const rel = { key: req.key, channel, owner: req.owner, leaseMs: req.leaseMs, until, announce };
+        if (ran) return releases.send(i, rel, ticket);
         ticket.done();
         return undefined;
       });

@@ -5,6 +5,17 @@ import { callScript } from "./send.js";
 
 export type NodeReleaseReply = [number, number];
 
+/** What a release on one node frees, and until when it is worth sending (the lease ends then anyway). */
+export interface NodeRelease {
+  key: string;
+  channel: string;
+  owner: string;
+  leaseMs: number;
+  until: number;
+  /** False for an undo that frees no lock (another owner holds a quorum): it wakes no waiter. Default true. */
+  announce?: boolean;
+}
+
 /** One release still to be sent to one node; dead once a newer attempt by the same owner began. */
 export interface ReleaseTicket {
   live(): boolean;
@@ -72,22 +83,25 @@ export class NodeReleases {
   /** Sends the release to node `i`; the promise is the first attempt's reply ([0, 0] when superseded). */
   send(
     i: number,
-    key: string,
-    channel: string,
-    owner: string,
-    leaseMs: number,
-    until: number,
-    ticket: ReleaseTicket = this.ticket(key, owner),
+    rel: NodeRelease,
+    ticket: ReleaseTicket = this.ticket(rel.key, rel.owner),
   ): Promise<NodeReleaseReply> {
     if (!ticket.live()) {
       ticket.done();
       return Promise.resolve([0, 0]);
     }
-    const call = callScript<NodeReleaseReply>(this.nodes[i]!, redlockRelease, [key, channel, owner, leaseMs]);
+    const { key, channel, owner, leaseMs, until, announce = true } = rel;
+    const call = callScript<NodeReleaseReply>(this.nodes[i]!, redlockRelease, [
+      key,
+      channel,
+      owner,
+      leaseMs,
+      announce ? "1" : "0",
+    ]);
     call.reply.then(
       () => ticket.done(),
       () => {
-        const retry = () => void this.send(i, key, channel, owner, leaseMs, until, ticket).catch(() => {});
+        const retry = () => void this.send(i, rel, ticket).catch(() => {});
         if (call.written || !this.later(retry, leaseMs, until)) ticket.done();
       },
     );

@@ -23,7 +23,9 @@ export async function releaseOnQuorum(
   const until = s.clock.now() + req.leaseMs;
   const answers = await settleAll(
     s.clock,
-    s.clients.map((_, i) => releases.send(i, req.key, channel, req.owner, req.leaseMs, until)),
+    s.clients.map((_, i) =>
+      releases.send(i, { key: req.key, channel, owner: req.owner, leaseMs: req.leaseMs, until }),
+    ),
     s.nodeTimeoutMs,
   );
   let released = 0;

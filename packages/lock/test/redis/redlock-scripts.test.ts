@@ -146,6 +146,29 @@ describe("redlock scripts agree with the single-Redis scripts", () => {
   });
 });
 
+describe("redlock scripts: what an attempt refused by another owner's quorum needs", () => {
+  it("a refusal names the owner holding the node; an undo told not to announce publishes nothing", async () => {
+    const k = keysFor(uniq("redlock-undo"));
+    const messages: string[] = [];
+    const onMessage = (_ch: string, m: string) => messages.push(m);
+    sub.on("message", onMessage);
+    await sub.subscribe(k.channel);
+    try {
+      expect(await redis.eval(redlockAcquire.lua, 1, k.lock, "a", 10_000, "0")).toEqual([1, 1]);
+      const refused = (await redis.eval(redlockAcquire.lua, 1, k.lock, "b", 10_000, "0")) as unknown[];
+      expect([refused[0], refused[2]]).toEqual([0, "a"]);
+      expect(await redis.hget(k.lock, "~waiters")).toBe("1");
+      expect(await redis.eval(redlockRelease.lua, 2, k.lock, k.channel, "a", 10_000, "0")).toEqual([2, 0]);
+      expect(await redis.exists(k.lock)).toBe(0);
+      await sub.ping();
+      expect(messages).toEqual([]);
+    } finally {
+      await sub.unsubscribe(k.channel);
+      sub.off("message", onMessage);
+    }
+  });
+});
+
 describe("redlock scripts hold each owner once (re-entry is counted in the process, redlock/holds.ts)", () => {
   it("asked again by its owner, a node grants with count 1 and raises the TTL, never lowers it", async () => {
     const k = keysFor(uniq("redlock-once"));

@@ -481,18 +481,22 @@ async function runSequence(n: number, stats: Stats): Promise<void> {
         const [r, mr] = got;
         if (s.bothOk(label, r, mr)) {
           const [rv, mv] = [r.value as number[], mr.value as number[]];
-          if (rv[0] !== mv[0] || (rv[0] === 1 ? rv[1] !== mv[1] : Math.abs(rv[1]! - mv[1]!) > TTL_SLACK))
+          if (
+            rv[0] !== mv[0] ||
+            (rv[0] === 1 ? rv[1] !== mv[1] : Math.abs(rv[1]! - mv[1]!) > TTL_SLACK || rv[2] !== mv[2])
+          )
             s.fail(`${label}: redis ${JSON.stringify(rv)} model ${JSON.stringify(mv)}`);
           if (rv[0] === 1) stats.granted++;
           else stats.refused++;
         } else stats.errors++;
       } else if (roll < 80) {
-        const [o, l] = [owner(), lease()];
-        const label = `redlockRelease ${i} ${o}`;
+        // An undo refused by another owner's quorum publishes nothing ("0").
+        const [o, l, announce] = [owner(), lease(), rng.chance(0.3) ? "0" : "1"];
+        const label = `redlockRelease ${i} ${o} announce:${announce}`;
         const got = await s.op(
           label,
-          (m) => m.eval(redlockRelease.lua, 2, k.lock, k.channel, o, l),
-          () => model.redlockRelease(k.lock, k.channel, o, l),
+          (m) => m.eval(redlockRelease.lua, 2, k.lock, k.channel, o, l, announce),
+          () => model.redlockRelease(k.lock, k.channel, o, l, announce === "1"),
         );
         if (!got) break;
         checkRelease(s, label, i, got, stats);

@@ -337,8 +337,8 @@ export class ModelRedis {
   /** Messages published with a body (Redlock's release names its owner): [channel, message]. */
   readonly messages: [string, string][] = [];
 
-  /** redis/scripts/redlock-acquire.ts: acquire without the fence or a count. [1, 1] | [0, pttl]. */
-  redlockAcquire(key: string, owner: string, lease: number, more: boolean): [number, number] {
+  /** redis/scripts/redlock-acquire.ts: acquire without the fence or a count. [1, 1] | [0, pttl, holder]. */
+  redlockAcquire(key: string, owner: string, lease: number, more: boolean): [number, number, string?] {
     let h = this.hash(key);
     if (!h) {
       h = new Map([[owner, "1"]]);
@@ -351,16 +351,26 @@ export class ModelRedis {
       return [1, 1];
     }
     h.set("~waiters", "1");
-    return [0, this.pttl(key)];
+    const holder = [...h.keys()].find((f) => f !== "~waiters") ?? "";
+    return [0, this.pttl(key), holder];
   }
 
-  /** redis/scripts/redlock-release.ts: deletes the owner's key, no count; the message names the owner. */
-  redlockRelease(key: string, channel: string, owner: string, _lease: number): [number, number] {
+  /**
+   * redis/scripts/redlock-release.ts: deletes the owner's key, no count; the message names the owner, unless
+   * `announce` is false (an undo that frees no lock).
+   */
+  redlockRelease(
+    key: string,
+    channel: string,
+    owner: string,
+    _lease: number,
+    announce = true,
+  ): [number, number] {
     const h = this.hash(key);
     if (!h?.has(owner)) return [0, 0];
     const waiting = h.has("~waiters");
     this.data.delete(key);
-    if (waiting) this.messages.push([channel, owner]);
+    if (waiting && announce) this.messages.push([channel, owner]);
     return [2, 0];
   }
 

@@ -55,7 +55,7 @@ export class SimNodeClient {
     const run =
       op === "acquire"
         ? () => this.node().redlockAcquire(rest[0]!, rest[1]!, Number(rest[2]), rest[3] === "1")
-        : () => this.node().redlockRelease(rest[0]!, rest[1]!, rest[2]!, Number(rest[3]));
+        : () => this.node().redlockRelease(rest[0]!, rest[1]!, rest[2]!, Number(rest[3]), rest[4] !== "0");
     return this.conn
       .send<[Settled]>([run], `n${this.index} ${op} ${rest[0]} ${op === "acquire" ? rest[1] : rest[2]}`)
       .then(([r]) => unwrap(r));

@@ -7,8 +7,9 @@
  * TTL. A refusal marks `~waiters` as acquire's does; test/redis/redlock-scripts.test.ts compares the two.
  * KEYS[1] lock hash
  * ARGV[1] owner, ARGV[2] leaseMs, ARGV[3] "1" when more waiters queue behind the caller
- * Returns {1, 1} acquired (or held already by this owner), {0, pttl} held by another owner (and `~waiters`
- * marked).
+ * Returns {1, 1} acquired (or held already by this owner), {0, pttl, holder} held by the owner `holder` (and
+ * `~waiters` marked): an attempt refused by a quorum of one holder undoes its partial grant without waking
+ * anyone (redlock/acquire.ts).
  * Sent with callScript (redlock/send.ts), not defineCommand, to know whether a call ever left the process.
  */
 export const redlockAcquire = {
@@ -27,7 +28,11 @@ local function acquire_once(k, o, lease, more)
     return 1, 1
   end
   redis.call('hset', k, '~waiters', 1)
-  return 0, redis.call('pttl', k)
+  local holder = ''
+  for _, f in ipairs(redis.call('hkeys', k)) do
+    if f ~= '~waiters' then holder = f break end
+  end
+  return 0, redis.call('pttl', k), holder
 end
 return {acquire_once(KEYS[1], ARGV[1], ARGV[2], ARGV[3])}
 `,

@@ -7,7 +7,9 @@
  * Cluster, so it always uses PUBLISH, and only when `~waiters` is marked, as release does;
  * test/redis/redlock-scripts.test.ts compares the two.
  * KEYS[1] lock hash, KEYS[2] channel
- * ARGV[1] owner, ARGV[2] leaseMs (unused: kept so every release takes the same arguments)
+ * ARGV[1] owner, ARGV[2] leaseMs (unused: kept so every release takes the same arguments), ARGV[3] "0" to
+ * publish nothing: the undo of an attempt that another owner's quorum refused frees no lock, and its message
+ * would only send the waiters to try again while that owner holds (absent: "1")
  * Returns {0, 0} not-owner, {2, 0} released.
  * Sent with callScript (redlock/send.ts), not defineCommand, to know whether a call ever left the process.
  */
@@ -15,13 +17,13 @@ export const redlockRelease = {
   name: "lockyardRedlockRelease",
   numberOfKeys: 2,
   lua: `
-local function release_once(k, ch, o)
+local function release_once(k, ch, o, announce)
   if redis.call('hexists', k, o) == 0 then return 0, 0 end
   local waiting = redis.call('hexists', k, '~waiters')
   redis.call('del', k)
-  if waiting == 1 then redis.call('publish', ch, o) end
+  if waiting == 1 and announce ~= '0' then redis.call('publish', ch, o) end
   return 2, 0
 end
-return {release_once(KEYS[1], KEYS[2], ARGV[1])}
+return {release_once(KEYS[1], KEYS[2], ARGV[1], ARGV[3])}
 `,
 } as const;
