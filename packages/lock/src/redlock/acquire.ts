@@ -49,7 +49,7 @@ export async function acquireOnQuorum(
   // wake the waiters, one of which retakes those nodes, is refused and undoes them in turn, every few ms for as
   // long as the holder holds. The holder's own release, on the nodes it holds, is what wakes them.
   await undoAttempt(s, releases, req, calls, { until: start + leaseMs, announce: !heldByQuorum });
-  if (yes + no < s.quorum) throw new QuorumError(s.quorum, yes, { cause: firstError(answers) });
+  if (yes + no < s.quorum) throw new QuorumError(s.quorum, yes + no, { cause: firstError(answers) });
   // A split vote: every contender got some nodes and released them. Retrying at once would
   // likely split again, so contenders back off by a random moment and one of them goes first.
   if (yes > 0) await pause(s, s.random() * Math.min(50, 2 * elapsed + 5));

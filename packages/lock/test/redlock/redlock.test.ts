@@ -161,6 +161,18 @@ describe.each([3, 5])("Redlock over %i nodes", (n) => {
     for (const c of live) expect(await c.exists(`lock:{${r}}`)).toBe(0);
   });
 
+  it("QuorumError's got counts the nodes that answered, refusals included", async () => {
+    const r = uniq("rl.majority-held");
+    const h = await redlock().acquire(r);
+    for (const s of nodes.servers.slice(0, n - quorum + 1)) await s.kill();
+    // The live nodes answer "held by another owner": answers all the same, too few of them.
+    const err = await redlock()
+      .acquire(r)
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: "QuorumError", needed: quorum, got: quorum - 1 });
+    expect(h.isHeld()).toBe(true);
+  });
+
   it("loses a held lock when the majority goes away", async () => {
     const rl = redlock({ leaseMs: 300 });
     const r = uniq("rl.lose");
