@@ -19,6 +19,12 @@ describe("isRedisUnavailable: the one classifier of 'Redis is not answering' (li
     );
     expect(isRedisUnavailable(Object.assign(new Error("x"), { code: "EHOSTUNREACH" }))).toBe(true);
     expect(isRedisUnavailable(Object.assign(new Error("x"), { name: "ClusterAllFailedError" }))).toBe(true);
+    // A slot mid-migration bounced between two masters (ASK, MOVED back) until ioredis gave up: nothing ran.
+    expect(
+      isRedisUnavailable(
+        new Error("Too many Cluster redirections. Last error: ReplyError: MOVED 5798 127.0.0.1:7000"),
+      ),
+    ).toBe(true);
   });
 
   it("counts LOADING (Redis restarting, the command did not run) but no other reply error", () => {
