@@ -20,6 +20,8 @@ export interface HandleHost {
   readonly clock: Clock;
   emit: ((e: LockEvent) => void) | undefined;
   unwatch(h: Handle): void;
+  /** The watchdog looks at the handle again (its renewal may be due): an early grant was answered. */
+  rewatch(h: Handle): void;
   /**
    * The hold is released (held or lost until then). For a hold under its own owner name: whether re-entries
    * of that owner may still count in the store's hash, so that its release may only decrement.
@@ -162,7 +164,21 @@ export class Handle implements LockHandle, ReleaseListener {
     this.grantedBy = undefined;
     this.handedBy = undefined;
     if (!granted) this.lose("handoff-refused");
-    else if (this.state === "held") this.deadline = Math.max(this.deadline, this.acquiredAt + this.validMs);
+    else if (this.state === "held") {
+      this.deadline = Math.max(this.deadline, this.acquiredAt + this.validMs);
+      // The watchdog left it alone while the grant was unanswered; its renewal may be due already.
+      this.host.rewatch(this);
+    }
+  }
+
+  /**
+   * Granted early and not yet answered: the store still names the releasing hold's owner, so a renewal sent now
+   * would be refused (the release that names this one may be late: retried on a Cluster's TRYAGAIN) and lose a
+   * hold that is ours. The watchdog waits for the answer, as renew() does; the hold keeps the releasing hold's
+   * deadline meanwhile.
+   */
+  get awaitingGrant(): boolean {
+    return this.pending !== undefined;
   }
 
   get signal(): AbortSignal {

@@ -232,6 +232,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     });
   }
 
+  rewatch(h: Handle): void {
+    if (h.state === "held") this.scheduler.add(h);
+  }
+
   unwatch(h: Handle): void {
     this.scheduler.remove(h);
   }

@@ -77,7 +77,7 @@ export class Scheduler {
   }
 
   private renews(h: Handle): boolean {
-    return h.watchdog && !h.renewing && !this.stopped;
+    return h.watchdog && !h.renewing && !h.awaitingGrant && !this.stopped;
   }
 
   private rearm(): void {
