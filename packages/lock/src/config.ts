@@ -1,7 +1,7 @@
 import { type Clock, realClock } from "./core/clock.js";
 import { InvalidOptionError } from "./errors.js";
 import type { LockEvent } from "./events.js";
-import { checkCount, checkKnownKeys, checkMs, checkString } from "./options.js";
+import { checkCount, checkKnownKeys, checkMs, checkString, MIN_LEASE_MS } from "./options.js";
 import { defaultInstanceId } from "./owner.js";
 import { checkPrefix, DEFAULT_PREFIX } from "./resource.js";
 import type { CommonLocksOptions, HandoffAdoption, LocalHandoff, RetryOptions } from "./types.js";
@@ -80,7 +80,7 @@ export function parseConfig(
   const jitterMs = checkMs("retry.jitterMs", retry.jitterMs ?? 20, 0);
   return {
     prefix: checkPrefix(o.prefix ?? DEFAULT_PREFIX),
-    leaseMs: checkMs("leaseMs", o.leaseMs ?? 30_000, 3),
+    leaseMs: checkMs("leaseMs", o.leaseMs ?? 30_000, MIN_LEASE_MS),
     waitMs: checkMs("waitMs", o.waitMs ?? 5_000, 0),
     retryMinMs,
     retryMaxMs,

@@ -4,6 +4,12 @@ import { isText } from "./resource.js";
 /** setTimeout's ceiling; anything above it would fire at once, so longer leases and waits are refused. */
 export const MAX_MS = 2_147_483_647;
 
+/**
+ * The shortest lease, for the whole Locks and per call alike: a Redlock's validity margin is at least 2 ms, so a
+ * 1 or 2 ms lease could never be valid (it read as contention, or as a quorum not reached).
+ */
+export const MIN_LEASE_MS = 3;
+
 export function checkMs(option: string, value: unknown, min: number): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_MS) {
     throw new InvalidOptionError(option, value, `an integer number of ms in [${min}, ${MAX_MS}]`);

@@ -4,7 +4,7 @@ import { parseMatch } from "../match.js";
 import { acquireAll } from "../multi/acquire-all.js";
 import type { MultiHandle } from "../multi/handle.js";
 import { lockOrder } from "../multi/order.js";
-import { checkCount, checkKnownKeys, checkMs, checkOwner, checkSignal } from "../options.js";
+import { checkCount, checkKnownKeys, checkMs, checkOwner, checkSignal, MIN_LEASE_MS } from "../options.js";
 import { newOwnerId } from "../owner.js";
 import { assertResource, lockKey } from "../resource.js";
 import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks, MultiLockHandle } from "../types.js";
@@ -556,7 +556,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
         throw new InvalidOptionError("options", opts, "an object");
       checkKnownKeys(opts, ACQUIRE_KEYS);
       if (opts.leaseMs !== undefined) {
-        leaseMs = checkMs("leaseMs", opts.leaseMs, 1);
+        leaseMs = checkMs("leaseMs", opts.leaseMs, MIN_LEASE_MS);
         watchdog = false;
       }
       if (opts.waitMs !== undefined) waitMs = checkMs("waitMs", opts.waitMs, 0);

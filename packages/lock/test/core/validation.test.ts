@@ -89,6 +89,8 @@ describe("bad input gets typed errors with no Redis call", () => {
   it.each([
     ["leaseMs", -1],
     ["leaseMs", 0],
+    // Shorter than any lease a Locks may have (MIN_LEASE_MS): a Redlock could never hold it.
+    ["leaseMs", 2],
     ["leaseMs", Number.NaN],
     ["leaseMs", Number.POSITIVE_INFINITY],
     ["leaseMs", 2 ** 31],
