@@ -3,9 +3,11 @@ import { anyCause, SOCKET_CODES } from "../core/unreachable.js";
 /**
  * SQLSTATEs the server sends instead of running the statement, or as it drops the session mid-statement
  * (which rolls the statement back): connection exceptions (class 08), admin or crash shutdown, starting up,
- * too many connections.
+ * too many connections; and a statement it gave up on (rolled back): cancelled or past statement_timeout
+ * (57014), past lock_timeout (55P03), a serialization failure or a deadlock (40001, 40P01). A release refused
+ * so is retried in the background, not left to its lease.
  */
-const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300|57014|55P03|40001|40P01)$/;
 /** node-postgres's and pg-pool's own messages for a call that got no answer from the server. */
 const MESSAGES =
   /connection terminated|not queryable|query read timeout|timeout exceeded when trying to connect|timeout expired/i;
