@@ -13,7 +13,15 @@ export interface Clock {
    * this turn made); with no I/O, after AFTER_IO_MIN_MS to AFTER_IO_MAX_MS.
    */
   afterIo(fn: () => void): void;
+  /**
+   * Keeps the process alive until the returned function is called: for a waiter's sleep, which is work its
+   * caller awaits (every other timer here is unref'd). The simulation has no process to keep.
+   */
+  keepAlive?(): () => void;
 }
+
+/** Longer than any wait (MAX_MS): the interval only holds the event loop open, it never fires in practice. */
+const KEEP_ALIVE_INTERVAL_MS = 2 ** 31 - 1;
 
 /**
  * How long afterIo waits at most for I/O to handle (ms). Node counts a timer from the event loop's clock, read
@@ -51,6 +59,10 @@ export const realClock: Clock = {
     // the first I/O or the backstop. (Queued outside the check phase, an unref'd immediate may wait for I/O
     // with no bound; a ref'd one runs before any I/O is read.)
     setImmediate(() => setImmediate(run).unref());
+  },
+  keepAlive() {
+    const handle = setInterval(() => {}, KEEP_ALIVE_INTERVAL_MS);
+    return () => clearInterval(handle);
   },
 };
 

@@ -175,8 +175,12 @@ export function sleep(
 ): Promise<WakeCause> {
   return new Promise<WakeCause>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
+    // Asleep with its connections gone (a server that ended them), a waiting acquire was all the process had
+    // left to do, and Node exited with it unsettled: the wait keeps the process alive, as its caller awaits it.
+    const letGo = clock.keepAlive?.();
     const end = () => {
       clock.clearTimer(timer);
+      letGo?.();
       w.wake = null;
       signal?.removeEventListener("abort", onAbort);
     };
