@@ -18,6 +18,14 @@ interface AcquireRow {
  * PostgreSQL as a LockBackend: every operation is one statement on the pool (autocommit, READ COMMITTED),
  * named so each connection parses it once. Handles, watchdog, waiters and lost-lock logic stay in the core.
  */
+interface ListRow {
+  resource: string;
+  owner: string;
+  count: number;
+  fence: string | null;
+  pttl: number;
+}
+
 export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBackend {
   const sql = pgStatements(t);
   const named = (op: keyof typeof sql, values: unknown[]) => ({
@@ -85,26 +93,29 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
     },
 
     async list(match, _count, limit): Promise<Omit<LockInfo, "leaseMs">[]> {
-      const { rows } = await pool.query<{
-        resource: string;
-        owner: string;
-        count: number;
-        fence: string | null;
-        pttl: number;
-      }>(named("list", [globToLike(match), limit]));
       const m = parseMatch(match);
-      return rows
-        .filter((r) => m.test(r.resource))
-        .map((r) => {
-          const info: Omit<LockInfo, "leaseMs"> = {
-            key: lockKey(prefix, r.resource),
-            resource: r.resource,
-            owners: [{ owner: r.owner, count: r.count }],
-            pttlMs: r.pttl,
-          };
-          if (r.fence !== null) info.token = Number(r.fence);
-          return info;
-        });
+      const like = globToLike(match);
+      // LIKE is wider than the glob (`[…]` becomes `_`): the SQL LIMIT would count rows the exact filter then
+      // drops, and return fewer than `limit` (none, for `p[x]*` under rows that only LIKE matches). So pages,
+      // each after the last resource seen, until `limit` match or the rows end.
+      const found: ListRow[] = [];
+      let after = "";
+      for (;;) {
+        const { rows } = await pool.query<ListRow>(named("list", [like, limit, after]));
+        for (const r of rows) if (m.test(r.resource) && found.length < limit) found.push(r);
+        if (rows.length < limit || found.length >= limit) break;
+        after = rows[rows.length - 1]!.resource;
+      }
+      return found.map((r) => {
+        const info: Omit<LockInfo, "leaseMs"> = {
+          key: lockKey(prefix, r.resource),
+          resource: r.resource,
+          owners: [{ owner: r.owner, count: r.count }],
+          pttlMs: r.pttl,
+        };
+        if (r.fence !== null) info.token = Number(r.fence);
+        return info;
+      });
     },
 
     noReply: isPgUnavailable,

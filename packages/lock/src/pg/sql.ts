@@ -120,9 +120,9 @@ WITH r AS (
 SELECT count, CASE WHEN count = 0 AND waiters THEN pg_notify('${PG_CHANNEL}', $1::text) END AS notified
 FROM r`,
 
-    /** $1 LIKE pattern, $2 limit. Live locks only. */
+    /** $1 LIKE pattern, $2 limit, $3 resources after this one (a page). Live locks only. */
     list: `SELECT resource, owner, count, fence, ${pttl("expires_at")} AS pttl FROM ${t.table}
-WHERE expires_at > now() AND owner IS NOT NULL AND resource LIKE $1
+WHERE expires_at > now() AND owner IS NOT NULL AND resource LIKE $1 AND resource > $3
 ORDER BY resource LIMIT $2`,
   };
 }

@@ -103,4 +103,17 @@ describe("PostgreSQL backend: fencing tokens and list()", () => {
     await h1.release();
     await locks.close();
   });
+
+  it("list()'s limit counts the locks the glob matches, not the rows LIKE (wider: `[x]` is `_`) found first", async () => {
+    const { locks } = makePgLocks(pool, { leaseMs: 3_000 });
+    const base = uniq("list-class").replace(/\./g, "_");
+    // Rows that LIKE's `_` takes and the glob's [x] does not, sorted before the ones it does.
+    for (const c of ["a", "b", "c"]) await locks.acquire(`${base}${c}1`);
+    const wanted = [await locks.acquire(`${base}x1`), await locks.acquire(`${base}x2`)];
+    expect((await locks.list({ match: `${base}[x]*`, limit: 2 })).map((i) => i.resource)).toEqual(
+      wanted.map((h) => h.resource),
+    );
+    expect(await locks.list({ match: `${base}[x]*`, limit: 1 })).toHaveLength(1);
+    await locks.close();
+  });
 });
