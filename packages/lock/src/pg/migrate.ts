@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import { InvalidOptionError } from "../errors.js";
+import { checkKnownKeys } from "../options.js";
 import { type PgTable, pgSchema, pgTable } from "./sql.js";
 
 export interface PgMigrateOptions {
@@ -13,6 +14,11 @@ export interface PgMigrateOptions {
   fenceAtLeast?: number;
 }
 
+const MIGRATE_KEYS: ReadonlySet<string> = new Set([
+  "table",
+  "fenceAtLeast",
+] satisfies (keyof PgMigrateOptions)[]);
+
 // Any constant will do: it only serialises concurrent migrations (two API instances starting at once),
 // since CREATE … IF NOT EXISTS alone can still fail with a unique violation in the catalog.
 const MIGRATION_LOCK = 0x6c6f636b;
@@ -23,9 +29,17 @@ const MAX_FENCE_FLOOR = Number.MAX_SAFE_INTEGER - 2 ** 32;
 /**
  * Creates the lock table and its fencing sequence if missing. Idempotent and safe to run concurrently.
  * Run it once before createPgLocks (e.g. at startup); `pgLocksSchema()` gives the SQL for your own migrations.
- * Rejects with InvalidOptionError for a bad `table` or `fenceAtLeast`, before any query.
+ * Rejects with InvalidOptionError for a bad pool, `table` or `fenceAtLeast` or an unknown option, before any
+ * query.
  */
 export async function migratePgLocks(pool: Pool, options: PgMigrateOptions = {}): Promise<void> {
+  const p = pool as unknown as { connect?: unknown } | null | undefined;
+  if (typeof p !== "object" || p === null || typeof p.connect !== "function")
+    throw new InvalidOptionError("pool", pool, "a node-postgres Pool");
+  if (typeof options !== "object" || options === null)
+    throw new InvalidOptionError("options", options, "an object");
+  // A misspelt `tabel` would migrate the default table and leave the one meant missing.
+  checkKnownKeys(options, MIGRATE_KEYS);
   const t = pgTable(options.table);
   const floor = options.fenceAtLeast;
   if (floor !== undefined && !(Number.isSafeInteger(floor) && floor >= 0 && floor <= MAX_FENCE_FLOOR)) {

@@ -79,6 +79,15 @@ describe("PostgreSQL backend: migration, options, packaging", () => {
       }
     }
     await expect(migratePgLocks(pool, { table: "no-dash" })).rejects.toBeInstanceOf(InvalidOptionError);
+    // A misspelt option would have migrated the default table instead; no pool was a TypeError.
+    await expect(migratePgLocks(pool, { tabel: "x" } as never)).rejects.toMatchObject({
+      name: "InvalidOptionError",
+      option: "tabel",
+    });
+    await expect(migratePgLocks(undefined as never)).rejects.toMatchObject({
+      name: "InvalidOptionError",
+      option: "pool",
+    });
     let queries = 0;
     const counting = Object.create(pool, { query: { value: () => queries++ } });
     const { locks } = makePgLocks(counting);
