@@ -34,7 +34,7 @@ export function createPgLocks(options: PgLocksOptions): Locks {
   if (typeof options !== "object" || options === null)
     throw new InvalidOptionError("options", options, "an object");
   const pool = options.pool as unknown as
-    | { query?: unknown; connect?: unknown; options?: { max?: unknown } }
+    | { query?: unknown; connect?: unknown; totalCount?: unknown; options?: { max?: unknown } }
     | undefined;
   if (
     typeof pool !== "object" ||
@@ -44,6 +44,14 @@ export function createPgLocks(options: PgLocksOptions): Locks {
   ) {
     throw new InvalidOptionError("pool", options.pool, "a node-postgres Pool");
   }
+  // A pg.Client has query and connect too, but cannot lend a second connection for LISTEN: its waiters were
+  // never woken by a release, only by their timers.
+  if (typeof pool.totalCount !== "number")
+    throw new InvalidOptionError(
+      "pool",
+      "a pg.Client",
+      "a node-postgres Pool (new pg.Pool(...)), not a Client",
+    );
   // With a single connection the LISTEN client would starve every query.
   const max = pool.options?.max;
   if (typeof max === "number" && max < 2) throw new InvalidOptionError("pool.max", max, "at least 2");

@@ -68,6 +68,8 @@ describe("PostgreSQL backend: migration, options, packaging", () => {
       [{ pool, table: 'x"; DROP TABLE y; --' }, "table"],
       [{ pool, table: "a.b.c" }, "table"],
       [{ pool: new pg.Pool({ connectionString: inject("pgUrl"), max: 1 }) }, "pool.max"],
+      // A Client has query and connect too, but no second connection to LISTEN on.
+      [{ pool: new pg.Client({ connectionString: inject("pgUrl") }) }, "pool"],
       [{ pool, leaseMs: -1 }, "leaseMs"],
     ];
     for (const [opts, option] of bad) {
