@@ -32,9 +32,23 @@ export class LockTimeoutError extends LockError {
     readonly resource: string,
     readonly waitedMs: number,
     readonly attempts: number,
+    /** The store's error when it refused the last attempt without running it (see LockBackend.refused). */
+    refusal?: unknown,
   ) {
-    super(`timed out after ${Math.round(waitedMs)} ms (${attempts} attempts) waiting for lock "${resource}"`);
+    super(
+      `timed out after ${Math.round(waitedMs)} ms (${attempts} attempts) waiting for lock "${resource}"` +
+        (refusal === undefined
+          ? ""
+          : `; the store refused the last attempt without running it: ${messageOf(refusal)}`),
+      refusal === undefined ? undefined : { cause: refusal },
+    );
   }
+}
+
+function messageOf(err: unknown): string {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === "string" ? message : String(err);
+  return typeof code === "string" ? `${text} (${code})` : text;
 }
 
 /** renew-refused: a renewal answered 0 (key deleted or taken); deadline: no renewal succeeded in time;

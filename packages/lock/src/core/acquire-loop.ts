@@ -1,6 +1,6 @@
 import type { Config } from "../config.js";
 import { LocksClosedError, LockTimeoutError } from "../errors.js";
-import { type Attempt, attemptWithin, type GaveUpReason } from "./attempt.js";
+import { type Attempt, attemptWithin, type GaveUpReason, mayHaveRun } from "./attempt.js";
 import type { AcquireReply, LockBackend, ReadsFn } from "./backend.js";
 import type { Deadlines } from "./deadlines.js";
 import type { EarlyGrant } from "./early.js";
@@ -98,8 +98,8 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   } catch (err) {
     leaveFast(host, q.resource, { failed: "error" });
     // Redis may have run it and queued this owner before the reply was lost: the leave, sent after it, undoes that.
-    if (join && host.backend.noReply?.(err)) host.leaveQueue(q);
-    if (host.backend.noReply?.(err)) host.withdraw(q);
+    if (join && mayHaveRun(host, err)) host.leaveQueue(q);
+    if (mayHaveRun(host, err)) host.withdraw(q);
     throw err;
   }
   if (a.outcome === "granted") {
@@ -121,10 +121,10 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
   if (q.once || q.waitMs === 0) {
     leaveFast(host, q.resource, refused);
     host.withdraw(q);
-    return timedOut(host, q, start, 1);
+    return timedOut(host, q, start, 1, a.refusal);
   }
   const w = newWaiter(q);
-  if (join) w.standing = "joined";
+  if (join && a.refusal === undefined) w.standing = "joined";
   if (a.fence !== undefined) w.probe = { sentAt, fence: a.fence };
   const g = leaveFast(host, q.resource, {
     ...refused,
@@ -141,6 +141,7 @@ export async function acquireLoop(host: LoopHost, q: Request): Promise<Handle | 
     pttlAt: host.cfg.clock.now(),
     epoch,
     failedJustNow: true,
+    refusal: a.refusal,
   });
 }
 
@@ -156,6 +157,8 @@ interface WaitState {
   /** The gate's release epoch when our last attempt was sent (-1: none). */
   epoch: number;
   failedJustNow?: boolean;
+  /** The store's error when it refused our last attempt without running it: a timeout names it. */
+  refusal?: unknown;
 }
 
 async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Handle | null> {
@@ -182,7 +185,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
       }
       s.failedJustNow = false;
       const remaining = s.deadline - clock.now();
-      if (remaining <= 0) return timedOut(host, q, s.start, s.attempts);
+      if (remaining <= 0) return timedOut(host, q, s.start, s.attempts, s.refusal);
       // A waiter named in a release in flight must not attempt: that release may grant it the lock.
       const mayAttempt = w.standing !== "named" && (g.queue[0] === w || w.standing === "joined");
       if (w.attemptNow && mayAttempt) {
@@ -197,13 +200,13 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
           a = await attemptWithin(host, q, s.deadline, more, join);
         } catch (err) {
           // As for a gave-up attempt: it may have queued this owner unheard; the finally's leave undoes that.
-          if (join && host.backend.noReply?.(err)) w.standing = "joined";
+          if (join && mayHaveRun(host, err)) w.standing = "joined";
           throw err;
         } finally {
           w.attempting = false;
         }
         s.attempts++;
-        if (a.outcome === "gave-up") return gaveUp(host, q, s.start, s.attempts, a.reason);
+        if (a.outcome === "gave-up") return gaveUp(host, q, s.start, s.attempts, a.reason, s.refusal);
         if (a.outcome === "granted") {
           granted = true;
           w.done = true;
@@ -215,8 +218,9 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
           host.dropIfIdle(g, q.resource);
           return handOver(host, q, a.reply, { sentAt, start: s.start, attempts: s.attempts });
         }
-        if (join) w.standing = "joined";
+        if (join && a.refusal === undefined) w.standing = "joined";
         if (a.fence !== undefined) w.probe = { sentAt, fence: a.fence };
+        s.refusal = a.refusal;
         s.pttl = a.pttl;
         s.pttlAt = clock.now();
         s.failedJustNow = true;
@@ -402,10 +406,17 @@ function handOver(host: LoopHost, q: Request, r: Granted, waited: Waited): Handl
   return h;
 }
 
-function gaveUp(host: LoopHost, q: Request, start: number, attempts: number, reason: GaveUpReason): null {
+function gaveUp(
+  host: LoopHost,
+  q: Request,
+  start: number,
+  attempts: number,
+  reason: GaveUpReason,
+  refusal?: unknown,
+): null {
   if (reason === "aborted") throw q.signal!.reason;
   if (reason === "closed") throw new LocksClosedError();
-  return timedOut(host, q, start, attempts);
+  return timedOut(host, q, start, attempts, refusal);
 }
 
 function fallbackMs(cfg: Config, pttl: number): number {
@@ -413,11 +424,11 @@ function fallbackMs(cfg: Config, pttl: number): number {
   return base + cfg.random() * cfg.jitterMs;
 }
 
-function timedOut(host: LoopHost, q: Request, start: number, attempts: number): null {
+function timedOut(host: LoopHost, q: Request, start: number, attempts: number, refusal?: unknown): null {
   // close() ran while this call waited: that, not the wait running out, is why it ends.
   if (host.closed) throw new LocksClosedError();
   const waitedMs = host.cfg.clock.now() - start;
   if (q.once) return null;
   host.cfg.emit?.({ type: "timeout", resource: q.resource, waitedMs, attempts });
-  throw new LockTimeoutError(q.resource, waitedMs, attempts);
+  throw new LockTimeoutError(q.resource, waitedMs, attempts, refusal);
 }

@@ -6,7 +6,13 @@ import type { Deadline } from "./deadlines.js";
 export type Attempt =
   | { outcome: "granted"; reply: Granted }
   /** `fence`: the last token the store had issued when it refused (stores that hand over; see by-message.ts). */
-  | { outcome: "held"; pttl: number; fence: number | undefined }
+  | {
+      outcome: "held";
+      pttl: number;
+      fence: number | undefined;
+      /** Set when the store refused the attempt without running it (LockBackend.refused): it marked nothing. */
+      refusal?: unknown;
+    }
   /** The caller's deadline passed, its signal aborted, or close() ran before the store answered. */
   | { outcome: "gave-up"; reason: GaveUpReason };
 
@@ -28,7 +34,9 @@ export function attemptWithin(
   join: boolean,
 ): Promise<Attempt> {
   const sent = host.backend.acquire(q.resource, q.key, q.owner, q.leaseMs, more, q.reads, join);
-  sent.catch((err: unknown) => host.attemptUnanswered(q, err));
+  sent.catch((err: unknown) => {
+    if (!refusedUnrun(host, err)) host.attemptUnanswered(q, err);
+  });
   const signal = q.signal;
   return new Promise<Attempt>((resolve, reject) => {
     let settled = false;
@@ -46,7 +54,7 @@ export function attemptWithin(
           else if (join) host.leaveQueue(q);
         },
         (err: unknown) => {
-          if (join && host.backend.noReply?.(err)) host.leaveQueue(q);
+          if (join && mayHaveRun(host, err)) host.leaveQueue(q);
         },
       );
       resolve({ outcome: "gave-up", reason });
@@ -70,10 +78,27 @@ export function attemptWithin(
       (err: unknown) => {
         if (settled) return;
         finish();
-        reject(err);
+        // tryAcquire has no wait to retry in: it reports the store's error, as it does any other.
+        if (!q.once && refusedUnrun(host, err)) {
+          resolve({ outcome: "held", pttl: REFUSED_PTTL, fence: undefined, refusal: err });
+        } else reject(err);
       },
     );
   });
+}
+
+/** A refusal tells no lease: the waiter looks again on its longest retry interval (a store that timed out
+ * statements is busy; looking sooner would add to that). */
+const REFUSED_PTTL = -1;
+
+/** The store refused the call without running it: nothing to undo, and a waiting acquire may try again. */
+export function refusedUnrun(host: LoopHost, err: unknown): boolean {
+  return host.backend.refused?.(err) === true;
+}
+
+/** The call got no answer and may have run unheard (a refusal that ran nothing is not such a call). */
+export function mayHaveRun(host: LoopHost, err: unknown): boolean {
+  return host.backend.noReply?.(err) === true && !refusedUnrun(host, err);
 }
 
 /** A broken `reads` ends the acquire with its error, and a grant it came with is released. */

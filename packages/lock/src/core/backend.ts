@@ -91,6 +91,12 @@ export interface LockBackend {
    * failed release is retried in the background until the lease would have ended (late-release.ts).
    */
   noReply?(err: unknown): boolean;
+  /**
+   * Optional: true when the store refused an acquire without running any of it (PostgreSQL's lock or statement
+   * timeout, a deadlock): nothing changed, so a waiting acquire tries again within `waitMs` instead of failing,
+   * and nothing is released or withdrawn for it. Takes precedence over `noReply` on the acquire path.
+   */
+  refused?(err: unknown): boolean;
   list(match: string, count: number, limit: number): Promise<Omit<LockInfo, "leaseMs">[]>;
   /** A subscriber to release notifications; made lazily, on first contention. */
   createSubscriber(onRelease: OnReleaseMessage, onResubscribed?: () => void): ReleaseSubscriber;

@@ -3,7 +3,7 @@ import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "../core
 import { parseMatch } from "../match.js";
 import { lockKey, resourceOfKey } from "../resource.js";
 import type { LockInfo } from "../types.js";
-import { isPgUnavailable } from "./connection-error.js";
+import { isPgUnavailable, isRolledBack } from "./connection-error.js";
 import { createPgListener } from "./listener.js";
 import { globToLike, type PgTable, pgStatements } from "./sql.js";
 
@@ -34,12 +34,18 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
     values,
   });
   const resourceOf = (key: string) => resourceOfKey(prefix, key);
+  // Errors of an acquire whose first statement was rolled back: nothing ran, so the core may try again. Not
+  // the fence's statement, which runs after the grant committed.
+  const refusedAcquires = new WeakSet<object>();
 
   return {
     async acquire(resource, _key, owner, leaseMs, moreWaiters): Promise<AcquireReply> {
-      const { rows } = await pool.query<AcquireRow>(
-        named("acquire", [resource, owner, leaseMs, moreWaiters]),
-      );
+      const { rows } = await pool
+        .query<AcquireRow>(named("acquire", [resource, owner, leaseMs, moreWaiters]))
+        .catch((err: unknown) => {
+          if (isRolledBack(err) && typeof err === "object" && err !== null) refusedAcquires.add(err);
+          throw err;
+        });
       const row = rows[0];
       // No row: the conflicting row was committed after this statement's snapshot. Look again soon.
       if (!row) return [0, 0];
@@ -119,6 +125,7 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
     },
 
     noReply: isPgUnavailable,
+    refused: (err) => typeof err === "object" && err !== null && refusedAcquires.has(err),
 
     createSubscriber(onRelease) {
       return createPgListener(pool, onRelease);

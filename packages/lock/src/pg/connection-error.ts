@@ -8,6 +8,8 @@ import { anyCause, SOCKET_CODES } from "../core/unreachable.js";
  * so is retried in the background, not left to its lease.
  */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300|57014|55P03|40001|40P01)$/;
+/** Of those, the states of a statement the server ran and rolled back: cancelled, timed out, deadlocked. */
+const ROLLED_BACK_STATES = /^(57014|55P03|40001|40P01)$/;
 /** node-postgres's and pg-pool's own messages for a call that got no answer from the server. */
 const MESSAGES =
   /connection terminated|not queryable|query read timeout|timeout exceeded when trying to connect|timeout expired/i;
@@ -24,4 +26,10 @@ export function isPgUnavailable(err: unknown): boolean {
     if (typeof code === "string" && (SOCKET_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
     return typeof message === "string" && MESSAGES.test(message);
   });
+}
+
+/** True when the server rolled the statement back (a lock or statement timeout, a cancel, a deadlock): it changed nothing. */
+export function isRolledBack(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && ROLLED_BACK_STATES.test(code);
 }

@@ -3,9 +3,10 @@
 // handle already said released, so the caller could not send it again): every waiter waited the lease out.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { LockTimeoutError } from "../../src/index.js";
 import { isPgUnavailable } from "../../src/pg.js";
 import { uniq } from "../helpers.js";
-import { makePgLocks, pgPool, TABLE } from "../pg-helpers.js";
+import { makePgLocks, pgPool, row, TABLE } from "../pg-helpers.js";
 
 const LEASE_MS = 10_000;
 
@@ -47,5 +48,98 @@ describe("PostgreSQL backend: a statement the server refused without running it"
     await next.release();
     await locks.close();
     await other.close();
+  });
+
+  /** Another session locks the lock's row (made by a first hold) until `COMMIT`: every statement on it waits. */
+  async function rowLocked(res: string) {
+    const { locks: maker } = makePgLocks(direct, { leaseMs: LEASE_MS });
+    await (await maker.acquire(res)).release();
+    await maker.close();
+    const blocker = await direct.connect();
+    await blocker.query("BEGIN");
+    await blocker.query(`SELECT 1 FROM ${TABLE} WHERE resource = $1 FOR UPDATE`, [res]);
+    return {
+      async commit() {
+        await blocker.query("COMMIT");
+        blocker.release();
+      },
+    };
+  }
+
+  it("an acquire refused on a lock timeout tries again within waitMs, and keeps what it then gets", async () => {
+    // Quick looks: several refused attempts, the last just before the row is free, so a background release
+    // sent for any of them (it would be owner-checked against this same owner) would still be due after the grant.
+    const { locks } = makePgLocks(impatient, { leaseMs: LEASE_MS, retry: { maxMs: 20, jitterMs: 10 } });
+    const res = uniq("pg-refused-acquire");
+    const blocker = await rowLocked(res);
+    let settled = false;
+    const pending = locks.acquire(res, { waitMs: 10_000 }).finally(() => {
+      settled = true;
+    });
+    pending.catch(() => {});
+    // Several 100 ms lock timeouts pass: each used to reject the acquire with 55P03.
+    await new Promise((r) => setTimeout(r, 700));
+    expect(settled).toBe(false);
+    await blocker.commit();
+    const h = await pending;
+    expect(h.isHeld()).toBe(true);
+    // Nothing was released for the refused attempts: a background release of their owner would free this hold.
+    await new Promise((r) => setTimeout(r, 600));
+    expect((await row(direct, res))?.owner).toBe(h.owner);
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+    await locks.close();
+  });
+
+  it("a wait that ends while refused says so: LockTimeoutError with pg's error as its cause", async () => {
+    const { locks } = makePgLocks(impatient, { leaseMs: LEASE_MS });
+    const res = uniq("pg-refused-timeout");
+    const blocker = await rowLocked(res);
+    const err = await locks.acquire(res, { waitMs: 800 }).catch((e: unknown) => e);
+    await blocker.commit();
+    expect(err).toBeInstanceOf(LockTimeoutError);
+    const timeout = err as LockTimeoutError;
+    expect(timeout.attempts).toBeGreaterThanOrEqual(2);
+    expect((timeout.cause as { code?: string }).code).toBe("55P03");
+    expect(timeout.message).toMatch(/refused the last attempt without running it: .*\(55P03\)/);
+    // tryAcquire has no wait to retry in: it rejects with pg's error, as before.
+    const again = await rowLocked(res);
+    const tried = await locks.tryAcquire(res).catch((e: unknown) => e);
+    await again.commit();
+    expect((tried as { code?: string }).code).toBe("55P03");
+    await locks.close();
+  });
+
+  it("under repeatable read, contended acquires of several Locks are refused with 40001 and all get in", async () => {
+    // Each Locks sends one attempt at a time; across them, an attempt that finds the row changed since its
+    // snapshot is refused with a serialization failure. These rejected at once (4 of 12, by hand).
+    const rr = new pg.Pool({
+      connectionString: inject("pgUrl"),
+      max: 6,
+      options: "-c default_transaction_isolation=repeatable\\ read",
+    });
+    rr.on("error", () => {});
+    const all = [0, 1, 2, 3].map(() => makePgLocks(rr, { leaseMs: LEASE_MS }).locks);
+    const res = uniq("pg-refused-rr");
+    let inside = 0;
+    let mostInside = 0;
+    const failures: unknown[] = [];
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        try {
+          const h = await all[i % all.length]!.acquire(res, { waitMs: 8_000 });
+          mostInside = Math.max(mostInside, ++inside);
+          await new Promise((r) => setTimeout(r, 10));
+          inside--;
+          await h.release();
+        } catch (err) {
+          failures.push(err);
+        }
+      }),
+    );
+    for (const locks of all) await locks.close();
+    await rr.end();
+    expect(failures).toEqual([]);
+    expect(mostInside).toBe(1);
   });
 });
