@@ -18,20 +18,22 @@ test.describe("Connection", () => {
     await stopPid(apiC?.pid);
   });
 
-  test("when the API instance in use dies, the dashboard says so and reconnects to the next one", async ({
+  test("a sale through an instance whose API_URLS names a dead one counts its failed requests; when the instance in use dies, the dashboard says so and reconnects", async ({
     page,
     stack,
     redis,
   }) => {
     const portC = await freePort();
     const urlC = `http://127.0.0.1:${portC}`;
+    // An instance named in api-c's API_URLS that is not running: the sale's requests sent to it fail.
+    const missing = `http://127.0.0.1:${await freePort()}`;
     const webOrigins = [`http://127.0.0.1:${stack.spareWebPort}`];
     apiC = startApi({
       port: portC,
       instanceId: "api-c",
       redisUrl: stack.redisUrl,
       redlockUrls: [],
-      apiUrls: stack.apiUrls,
+      apiUrls: [urlC, missing],
       webOrigins,
     });
     const webUrl = `http://127.0.0.1:${stack.spareWebPort}`;
@@ -51,6 +53,19 @@ test.describe("Connection", () => {
       await expect(page.getByTestId(`mode-${mode}-reason`)).toHaveText(`Unavailable: ${reason}`);
       await expect(page.getByTestId(`mode-${mode}`).locator("input")).toBeDisabled();
     }
+
+    // A sale half of whose requests cannot reach an instance: the verdict on the stock is true of the requests
+    // that ran, and says beside it how many never did (round robin over the two URLs: every other one).
+    await page.getByTestId("mode-redis").click();
+    await page.getByTestId("burst-requests").fill("20");
+    await page.getByTestId("burst-stock").fill("100");
+    await page.getByTestId("burst-work").fill("1");
+    await page.getByTestId("burst-start").click();
+    const verdict = page.getByTestId("burst-verdict");
+    await expect(verdict).toBeVisible({ timeout: 45_000 });
+    await expect(verdict).toHaveText(/Stock never dropped below zero/);
+    await expect(page.getByTestId("burst-verdict-errors")).toHaveText(/· 10 of 20 requests failed$/);
+    await expect(page.getByTestId("stat-successes")).toHaveAttribute("data-value", "10");
 
     await stopPid(apiC.pid, 0);
     await expect(conn).not.toHaveAttribute("data-state", "connected");
