@@ -23,8 +23,11 @@ export interface LoopHost {
   subscribe(g: Gate, resource: string): void;
   dropIfIdle(g: Gate, resource: string): void;
   acquired(q: Request, reply: Granted, waited: Waited): Handle;
-  /** A grant nobody will use (the caller gave up, or close() ran): release it at once. */
-  releaseOrphan(q: Request, reply: Granted): void;
+  /**
+   * A grant nobody will use (the caller gave up, or close() ran): release it at once, or, when it was granted
+   * early, once the release that grants it is answered.
+   */
+  releaseOrphan(q: Request, reply: Granted, early?: EarlyGrant): void;
   /** The attempt's call failed: if it may have run in Redis unanswered, a grant may be held by nobody. */
   attemptUnanswered(q: Request, err: unknown): void;
   /** A queued waiter gave up: leaves the store's queue, naming the gate's next waiter in its place. */
@@ -250,7 +253,7 @@ async function waitInQueue(host: LoopHost, q: Request, s: WaitState): Promise<Ha
     if (!granted) {
       w.done = true;
       // A grant that reached it as it gave up goes on at once.
-      if (w.handed) host.releaseOrphan(q, [1, 1, w.handed.token, w.handed.reads]);
+      if (w.handed) host.releaseOrphan(q, [1, 1, w.handed.token, w.handed.reads], w.handed.early);
       const inQueue = w.standing === "joined";
       g.leave(w, "attempt");
       if (inQueue) host.leaveQueue(q);
@@ -275,7 +278,7 @@ function takeHanded(host: LoopHost, q: Request, s: WaitState): Handle | Promise<
   const reply: Granted = [1, 1, grant.token, grant.reads];
   const error = q.readsFailure?.error;
   if (error !== undefined) {
-    host.releaseOrphan(q, reply);
+    host.releaseOrphan(q, reply, grant.early);
     return Promise.reject(error);
   }
   return handOver(host, q, reply, {
@@ -389,11 +392,11 @@ function headAfterRefusal(host: LoopHost, g: Gate, end: FastEnd): void {
 /** The caller may have given up, or close() run, while the winning attempt was in flight. */
 function handOver(host: LoopHost, q: Request, r: Granted, waited: Waited): Handle | Promise<never> {
   if (host.closed) {
-    host.releaseOrphan(q, r);
+    host.releaseOrphan(q, r, waited.early);
     return Promise.reject(new LocksClosedError());
   }
   if (q.signal?.aborted) {
-    host.releaseOrphan(q, r);
+    host.releaseOrphan(q, r, waited.early);
     return Promise.reject(q.signal.reason);
   }
   const h = host.acquired(q, r, waited);

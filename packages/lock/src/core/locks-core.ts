@@ -265,7 +265,17 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     if (this.backend.noReply?.(err)) this.late.add(h);
   }
 
-  releaseOrphan(q: WaiterRequest, r: Granted): void {
+  releaseOrphan(q: WaiterRequest, r: Granted, early?: EarlyGrant): void {
+    if (early !== undefined) {
+      // Granted by a release of ours still put off or unanswered: a give-back sent now could reach the store
+      // first, find not-owner, and leave the grant that follows held by nobody for its lease. It follows the
+      // answer instead; a grant the answer denies is passed on by settleEarly.
+      early.hurry();
+      void early.answer.then((granted) => {
+        if (granted) this.releaseOrphan(q, r);
+      });
+      return;
+    }
     r[3]?.catch(() => {});
     const token = r[2] ?? null;
     this.backend.release(q.resource, q.key, q.owner, q.leaseMs, token).catch((err: unknown) => {
