@@ -98,3 +98,14 @@ export function checkKnownKeys(value: object, known: ReadonlySet<string>, where 
     );
   }
 }
+
+const LIST_KEYS: ReadonlySet<string> = new Set(["match", "count", "limit", "kind"]);
+
+/** list()'s options: an object of known names (a misspelt `knd` listed mutexes, `mtch` everything). */
+export function checkListOptions(opts: unknown): void {
+  if (opts === undefined) return;
+  if (typeof opts !== "object" || opts === null) {
+    throw new InvalidOptionError("options", opts, 'an object, e.g. { match: "stock:*" }');
+  }
+  checkKnownKeys(opts, LIST_KEYS);
+}

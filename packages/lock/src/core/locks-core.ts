@@ -4,7 +4,15 @@ import { parseMatch } from "../match.js";
 import { acquireAll } from "../multi/acquire-all.js";
 import type { MultiHandle } from "../multi/handle.js";
 import { lockOrder } from "../multi/order.js";
-import { checkCount, checkKnownKeys, checkMs, checkOwner, checkSignal, MIN_LEASE_MS } from "../options.js";
+import {
+  checkCount,
+  checkKnownKeys,
+  checkListOptions,
+  checkMs,
+  checkOwner,
+  checkSignal,
+  MIN_LEASE_MS,
+} from "../options.js";
 import { newOwnerId } from "../owner.js";
 import { assertResource, lockKey } from "../resource.js";
 import type { AcquireOptions, ListOptions, LockHandle, LockInfo, Locks, MultiLockHandle } from "../types.js";
@@ -176,6 +184,7 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
 
   async list(opts?: ListOptions): Promise<LockInfo[]> {
     this.open();
+    checkListOptions(opts);
     // Stores with semaphores and read-write locks route their kinds before this (redis/redis-locks.ts).
     if (opts?.kind !== undefined && opts.kind !== "mutex")
       throw new InvalidOptionError(

@@ -3,6 +3,7 @@ import type { LockBackend } from "../core/backend.js";
 import { LocksCore } from "../core/locks-core.js";
 import { InvalidOptionError, LocksClosedError } from "../errors.js";
 import type { LockEvent, LockKind } from "../events.js";
+import { checkListOptions } from "../options.js";
 import { ReadWriteLocks } from "../rwlock/read-write.js";
 import { Semaphores } from "../semaphore/semaphore.js";
 import type { ListOptions, LockInfo, ReadWriteLock, RedisLocks, Semaphore } from "../types.js";
@@ -72,8 +73,9 @@ export class RedisLocksCore extends LocksCore implements RedisLocks {
   }
 
   override async list(opts?: ListOptions): Promise<LockInfo[]> {
-    const kind = opts?.kind ?? "mutex";
     if (this.closed) throw new LocksClosedError();
+    checkListOptions(opts);
+    const kind = opts?.kind ?? "mutex";
     if (kind === "semaphore") return this.semaphores.list(opts!);
     if (kind === "read-write") return this.readWrites.list(opts!);
     if (kind !== "mutex") throw new InvalidOptionError("kind", kind, '"mutex", "semaphore" or "read-write"');

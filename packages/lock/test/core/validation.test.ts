@@ -189,6 +189,21 @@ describe("bad input gets typed errors with no Redis call", () => {
     await expect(locks.tryAcquire(["a", "b"], { ownr: "x" } as never)).rejects.toBeInstanceOf(
       InvalidOptionError,
     );
+    // list(): `knd` listed mutexes and `mtch` every lock without a word (found by a probe).
+    for (const [opts, option] of [
+      [{ knd: "semaphore" }, "knd"],
+      [{ mtch: "nothing-matches" }, "mtch"],
+      [{ Limit: 5 }, "Limit"],
+      ["stock:*", "options"],
+    ] as const) {
+      await expect(locks.list(opts as never), option).rejects.toMatchObject({
+        name: "InvalidOptionError",
+        option,
+      });
+    }
+    const redlock = createRedlock({ clients: nodes });
+    await expect(redlock.list({ mtch: "x" } as never)).rejects.toMatchObject({ option: "mtch" });
+    await redlock.close();
     expect(idle.status).toBe("wait");
   });
 
