@@ -1,6 +1,7 @@
 import type { LockKeys } from "../core/backend.js";
 import { namedInStore } from "../core/early.js";
 import { InvalidOptionError } from "../errors.js";
+import { checkKnownKeys } from "../options.js";
 import type { ReadsFn } from "../types.js";
 import { type RedisClient, withScripts } from "./scripts/index.js";
 
@@ -34,7 +35,7 @@ export async function fencedWrite(
   if (!Number.isSafeInteger(token) || token < 0)
     throw new InvalidOptionError("token", token, "a fencing token");
   if (!Number.isSafeInteger(delta)) throw new InvalidOptionError("delta", delta, "an integer");
-  const { value, fence } = fieldNames(fields);
+  const { value, fence } = fieldNames(fields, WRITE_FIELDS);
   const [ok, n] = await withScripts(redis).lockyardFencedWrite(key, token, delta, value, fence);
   if (ok === 1) return { ok: true, qty: n };
   if (ok === 0) return { ok: false, reason: "STALE", fence: n };
@@ -62,7 +63,9 @@ export function fencedRead(
   fields: Pick<FencedFields, "fence"> = {},
 ): ReadsFn {
   checkKey(key);
-  const { fence } = fieldNames(fields);
+  if (!Array.isArray(read) || !read.every((f) => typeof f === "string" && f.length > 0))
+    throw new InvalidOptionError("read", read, 'an array of field names, e.g. ["qty"]');
+  const { fence } = fieldNames(fields, READ_FIELDS);
   return async (redis: RedisClient, lock: LockKeys): Promise<FencedReadResult> => {
     // A hold granted early is named in Redis once the release that grants it runs: read after that.
     await namedInStore(lock.key, lock.owner);
@@ -78,7 +81,12 @@ export function fencedRead(
   };
 }
 
-function fieldNames(f: FencedFields): { value: string; fence: string } {
+const WRITE_FIELDS: ReadonlySet<string> = new Set(["value", "fence"]);
+const READ_FIELDS: ReadonlySet<string> = new Set(["fence"]);
+
+function fieldNames(f: FencedFields, known: ReadonlySet<string>): { value: string; fence: string } {
+  if (typeof f !== "object" || f === null) throw new InvalidOptionError("fields", f, "an object");
+  checkKnownKeys(f, known, "fields.");
   const value = f.value ?? "qty";
   const fence = f.fence ?? "fence";
   for (const [name, v] of [

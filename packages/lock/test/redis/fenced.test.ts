@@ -84,3 +84,45 @@ describe("fencedRead registers the reader's token", () => {
     await other.close();
   });
 });
+
+describe("fenced helpers refuse what they cannot do, saying why", () => {
+  it("fields they would not read and a read list that is not one, before any Redis call", async () => {
+    // `{ valu: "a" }` wrote to `qty`; `fencedRead(key, "qty")` read the fields "q", "t" and "y" (found by a probe).
+    await expect(fencedWrite(redis, "stock:{x}", 1, 1, { valu: "a" } as never)).rejects.toMatchObject({
+      name: "InvalidOptionError",
+      option: "fields.valu",
+    });
+    expect(() => fencedRead("stock:{x}", "qty" as never)).toThrow(
+      expect.objectContaining({ name: "InvalidOptionError", option: "read" }),
+    );
+    expect(() => fencedRead("stock:{x}", ["qty"], { value: "n" } as never)).toThrow(
+      expect.objectContaining({ option: "fields.value" }),
+    );
+  });
+
+  it("a field that holds no integer within 2^53 - 1: an error naming it, and nothing written", async () => {
+    const { locks } = makeLocks(redis);
+    for (const [field, stored] of [
+      ["qty", "abc"],
+      ["qty", "5.5"],
+      ["fence", "x1"],
+      ["fence", "100000000000000000000"],
+    ] as const) {
+      const stock = `stock:{${uniq("bad-field")}}`;
+      await redis.hset(stock, field, stored);
+      // A string compared with a number was a bare Lua error; 1e20 came back as -9223372036854776000.
+      await expect(fencedWrite(redis, stock, 1, -1), `${field}=${stored}`).rejects.toThrow(
+        `field "${field}" of ${stock} holds "${stored}", not an integer`,
+      );
+      expect(await redis.hgetall(stock)).toEqual({ [field]: stored });
+    }
+    const res = uniq("bad-fence-read");
+    const stock = `stock:{${res}}`;
+    await redis.hset(stock, "fence", "soon");
+    const h = await locks.acquire(res, { reads: fencedRead(stock, ["qty"]) });
+    await expect(h.reads).rejects.toThrow(`field "fence" of ${stock} holds "soon", not an integer`);
+    expect(await redis.hgetall(stock)).toEqual({ fence: "soon" });
+    await h.release();
+    await locks.close();
+  });
+});
