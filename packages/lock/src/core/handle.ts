@@ -308,7 +308,12 @@ export class Handle implements LockHandle, ReleaseListener {
     this.usable();
     if (typeof write !== "function") throw new InvalidOptionError("write", write, "a function");
     const { backend } = this.host;
-    if (!backend.releaseAfter) throw new InvalidOptionError("releaseAfter", "called", "a lock on Redis");
+    if (!backend.releaseAfter)
+      throw new InvalidOptionError(
+        "releaseAfter",
+        "called",
+        "a mutex on Redis or a Redis Cluster (not a semaphore, read-write lock, Redlock or PostgreSQL lock)",
+      );
     if (this.pending) await this.answerOfGrant();
     if (this.state === "released") throw new LockReleasedError(this.resource);
     const wasHeld = this.markReleased();

@@ -584,7 +584,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       if (opts.reads !== undefined) {
         if (typeof opts.reads !== "function") throw new InvalidOptionError("reads", opts.reads, "a function");
         if (!this.backend.canRead)
-          throw new InvalidOptionError("reads", "set", "unset: this store cannot send reads");
+          throw new InvalidOptionError(
+            "reads",
+            "set",
+            "unset: reads go with the attempts of a mutex on Redis or a Redis Cluster only (not semaphores, read-write locks, Redlock or PostgreSQL)",
+          );
         readsFailure = {};
         reads = guardReads(opts.reads, readsFailure);
       }
