@@ -574,6 +574,13 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
       if (typeof opts !== "object" || opts === null)
         throw new InvalidOptionError("options", opts, "an object");
       checkKnownKeys(opts, ACQUIRE_KEYS);
+      // Accepted and ignored, it would read as a wait the call never makes.
+      if (once && (opts as AcquireOptions).waitMs !== undefined)
+        throw new InvalidOptionError(
+          "waitMs",
+          (opts as AcquireOptions).waitMs,
+          "unset: tryAcquire tries once; acquire waits up to waitMs",
+        );
       if (opts.leaseMs !== undefined) {
         leaseMs = checkMs("leaseMs", opts.leaseMs, MIN_LEASE_MS);
         watchdog = false;

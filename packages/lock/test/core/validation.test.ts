@@ -189,6 +189,13 @@ describe("bad input gets typed errors with no Redis call", () => {
     await expect(locks.tryAcquire(["a", "b"], { ownr: "x" } as never)).rejects.toBeInstanceOf(
       InvalidOptionError,
     );
+    // tryAcquire tries once: a waitMs given to it was ignored without a word.
+    await expect(locks.tryAcquire("ok", { waitMs: 1_000 } as never)).rejects.toMatchObject({
+      option: "waitMs",
+    });
+    await expect(locks.tryAcquire(["a", "b"], { waitMs: 1_000 } as never)).rejects.toMatchObject({
+      option: "waitMs",
+    });
     // list(): `knd` listed mutexes and `mtch` every lock without a word (found by a probe).
     for (const [opts, option] of [
       [{ knd: "semaphore" }, "knd"],
