@@ -426,11 +426,12 @@ export class ModelRedis {
       }
       const waiting = h.has("~waiters");
       this.data.delete(key);
+      this.dropEntry(q, qt, owner);
       return this.handOver(key, channel, fence, q, qt, qlease, "", 0, 0, waiting, "");
     }
     const items = this.list(q);
     const pos = items?.indexOf(owner) ?? -1;
-    if (pos !== -1 && successor !== "" && !items!.includes(successor)) {
+    if (pos !== -1 && successor !== "" && !items!.includes(successor) && !h?.has(successor)) {
       items![pos] = successor;
       const joined = this.hash(qt)?.get(since(owner));
       this.hdel(qt, owner);

@@ -6,7 +6,8 @@ import { QUEUE_BODY } from "./queue.js";
  * ARGV[1] owner, ARGV[2] successor: the process's next waiter for this lock ("" none), ARGV[3] its leaseMs,
  * ARGV[4] "1" to use SPUBLISH (Cluster), ARGV[5] qleaseMs
  * Returns {0, 0} left (the successor takes the leaver's place in the queue, and its waiting time, if it has none of
- * its own);
+ * its own and holds nothing: a successor the lock was just handed to, its message still on the way, would else be
+ * queued again behind its own grant, and handed the lock again once it passed it on);
  * when the lock had been handed to the leaver meanwhile: {4, token} passed on to the successor with its full
  * lease, else as release: {3, token} handed to the next live entry, {2, 0} freed.
  */
@@ -23,10 +24,12 @@ local function leave_one(k, ch, f, q, qt, o, succ, slease, sharded, qlease)
     end
     local waiting = redis.call('hexists', k, '~waiters')
     redis.call('del', k)
+    -- The leaver is done: an entry of its own left in the queue must not be handed the lock back.
+    drop_entry(q, qt, o)
     return hand_over(k, ch, f, q, qt, sharded, qlease, '', 0, 0, waiting, '')
   end
   local pos = redis.call('lpos', q, o)
-  if pos and succ ~= '' and not redis.call('lpos', q, succ) then
+  if pos and succ ~= '' and not redis.call('lpos', q, succ) and redis.call('hexists', k, succ) == 0 then
     redis.call('lset', q, pos, succ)
     local since = redis.call('hget', qt, 'since ' .. o)
     redis.call('hdel', qt, o, 'since ' .. o)
