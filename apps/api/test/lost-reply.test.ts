@@ -4,7 +4,9 @@ import { TRPCError } from "@trpc/server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../scripts/lib/reply-cutter.mjs";
+import { seedRouter } from "../src/router/seed.js";
 import { stockResource } from "../src/stock/keys.js";
+import { createCallerFactory } from "../src/trpc.js";
 import { testContext, uid } from "./context.js";
 
 let cutter: Awaited<ReturnType<typeof startReplyCutter>>;
@@ -87,5 +89,26 @@ describe("an order of items whose stock write lost its reply", () => {
     expect((answer as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
     expect((answer as TRPCError).message).toMatch(/may have been applied and no order was recorded/);
     expect(await direct.exists(`order:{${orderId}}`)).toBe(0);
+  });
+});
+
+describe("a stock reset whose reply timed out", () => {
+  it("says it may have been applied (it was), for tRPC's stock.reset and the seed's /api/stock/reset alike", async () => {
+    for (const reset of [
+      (productId: string) => t.caller.stock.reset({ productId, qty: 50 }),
+      (productId: string) => createCallerFactory(seedRouter)(t.ctx).stock.reset({ productId, stock: 50 }),
+    ]) {
+      // The step before cut the connection; ioredis reconnects.
+      await vi.waitFor(() => t.redis.ping(), { timeout: 5_000, interval: 50 });
+      const productId = uid("p");
+      await t.caller.stock.reset({ productId, qty: 3 });
+      cutter.holdReplies();
+      const answer = await reset(productId).catch((e: unknown) => e);
+      cutter.cut();
+      expect(await direct.hget(`stock:{${productId}}`, "qty")).toBe("50");
+      expect(answer).toBeInstanceOf(TRPCError);
+      expect((answer as TRPCError).code).toBe("SERVICE_UNAVAILABLE");
+      expect((answer as TRPCError).message).toMatch(/may have been applied: read stock.get before you retry/);
+    }
   });
 });

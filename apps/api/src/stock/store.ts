@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Stock } from "../types.js";
 import { stockKey } from "./keys.js";
+import { stockWrite } from "./write-outcome.js";
 
 export async function readStock(redis: Redis, productId: string): Promise<Stock> {
   const [qty, fence] = await redis.hmget(stockKey(productId), "qty", "fence");
@@ -12,10 +13,12 @@ export async function readStock(redis: Redis, productId: string): Promise<Stock>
   };
 }
 
-/** Sets the quantity. The fence is kept: lowering it would let an old token write again. */
+/**
+ * Sets the quantity. The fence is kept: lowering it would let an old token write again. A timeout or lost
+ * reply, on the write or on the read after it, may follow a write that ran: the answer says to look first.
+ */
 export async function resetStock(redis: Redis, productId: string, qty: number): Promise<Stock> {
-  await redis.hset(stockKey(productId), "qty", qty);
-  return readStock(redis, productId);
+  return stockWrite(redis.hset(stockKey(productId), "qty", qty).then(() => readStock(redis, productId)));
 }
 
 export async function readQty(redis: Redis, productId: string): Promise<number> {
