@@ -1,12 +1,14 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import { envOrExit, exitWith, listenFailure } from "./boot.js";
 import { createContextFactory } from "./context.js";
+import { answerParserRefusals } from "./http/client-error.js";
 import { ClientLimits } from "./http/client-limits.js";
 import { applyCors } from "./http/cors.js";
 import { guardRequest } from "./http/guard.js";
-import { baseHeaders, plain } from "./http/headers.js";
+import { baseHeaders } from "./http/headers.js";
 import { healthz, metrics } from "./http/health.js";
+import { refuseProbeMethod } from "./http/probes.js";
 import { readyz } from "./http/ready.js";
 import { createRestHandler } from "./http/rest.js";
 import { traced } from "./http/trace.js";
@@ -71,12 +73,10 @@ function route(req: IncomingMessage, res: ServerResponse) {
   httpLog(req, res);
   baseHeaders(res);
   if (guardRequest(req, res, guard)) return;
+  // Before CORS: an OPTIONS on a probe is a 405 naming GET and HEAD, not a preflight.
+  if (refuseProbeMethod(req, res)) return;
   if (applyCors(req, res, origins)) return;
   const path = (req.url ?? "/").split("?", 1)[0];
-  if ((path === "/healthz" || path === "/readyz" || path === "/metrics") && req.method !== "GET") {
-    // Answered without reading the body, and the connection closed: nothing to upload here.
-    return plain(res, 405, { error: "GET only" }, { allow: "GET", connection: "close" });
-  }
   if (path === "/healthz") return void healthz(res, env.INSTANCE_ID);
   if (path === "/readyz") return void readyz(res, readiness);
   if (path === "/metrics") return void metrics(req, res, services.metrics.registry, env.ADMIN_TOKEN);
@@ -102,6 +102,11 @@ const server = createServer(
   traced(telemetry?.tracer, route),
 );
 limits.attach(server);
+answerParserRefusals(server, {
+  headersTimeoutMs: Math.min(env.HEADERS_TIMEOUT_MS, env.REQUEST_TIMEOUT_MS),
+  requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+  maxHeaderBytes: maxHeaderSize,
+});
 
 // Read once listening (PORT=0 picks one): server.address() per request cost ~25 µs of every request's CPU.
 let boundPort: number | undefined;

@@ -1,5 +1,6 @@
 // /healthz (liveness), /readyz (readiness) and request logs, on real API processes and a real Redis.
 
+import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain .mjs helper without types
@@ -96,6 +97,58 @@ describe("health probes", () => {
     }
     expect(status).toBe(200);
   }, 20_000);
+});
+
+describe("probe methods", () => {
+  it("HEAD is GET without the body; other methods get 405 { message } with Allow: GET, HEAD", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      const head = await fetch(`${plain.url}${path}`, { method: "HEAD" });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-type")).toBe("application/json");
+      expect(head.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(await head.text()).toBe("");
+      for (const method of ["POST", "PUT", "DELETE", "OPTIONS"]) {
+        const res = await fetch(`${plain.url}${path}`, { method });
+        expect({ method, status: res.status, allow: res.headers.get("allow") }).toEqual({
+          method,
+          status: 405,
+          allow: "GET, HEAD",
+        });
+        expect(await res.json()).toEqual({ message: `${path} answers GET and HEAD only, not ${method}` });
+      }
+    }
+  });
+});
+
+describe("requests Node's HTTP parser refuses, on a real instance", () => {
+  /** The status line and body of what the instance answers to `request`, sent as written. */
+  const raw = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const { port } = new URL(plain.url);
+      const socket = connect(Number(port), "127.0.0.1");
+      let out = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (d) => {
+        out += d;
+      });
+      socket.on("error", reject);
+      socket.on("close", () => resolve(out));
+      socket.write(request);
+    });
+
+  it("answer 431, 400 and 417 with a JSON { message } and nosniff, not Node's empty body", async () => {
+    const host = `Host: ${new URL(plain.url).host}\r\n`;
+    const answers = [
+      await raw(`GET /healthz HTTP/1.1\r\n${host}X-Big: ${"a".repeat(100_000)}\r\n\r\n`),
+      await raw("HELLO\r\n\r\n"),
+      await raw(`GET /healthz HTTP/1.1\r\n${host}Expect: something-else\r\nConnection: close\r\n\r\n`),
+    ];
+    expect(answers.map((a) => a.split(" ", 2)[1])).toEqual(["431", "400", "417"]);
+    for (const a of answers) {
+      expect(a.toLowerCase()).toContain("x-content-type-options: nosniff");
+      expect(a).toMatch(/\{"message":"[^"]+/);
+    }
+  });
 });
 
 describe("request logs", () => {

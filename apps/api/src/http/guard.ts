@@ -3,6 +3,7 @@ import { type ClientLimits, streamCall } from "./client-limits.js";
 import { errorBody, isRestPath } from "./error-body.js";
 import { plain } from "./headers.js";
 import { checkHost, type HostPolicy } from "./host.js";
+import { isProbePath } from "./probes.js";
 
 const METHODS = new Set(["GET", "POST", "OPTIONS"]);
 
@@ -20,7 +21,8 @@ export interface GuardOptions {
  * Everything a request must pass before any route sees it. Returns true when it has been answered.
  * - Host: DNS rebinding (see host.ts).
  * - Methods: only GET, POST and OPTIONS (TRACE and friends get 405, not a 500 from deeper down). Under `/api/`
- *   rest.ts answers them, as it knows each route's methods (HEAD included, on a GET route).
+ *   rest.ts answers them, as it knows each route's methods (HEAD included, on a GET route); on the probe paths
+ *   probes.ts does (GET and HEAD).
  * - POST from a foreign Origin (not the dashboard's, not the API's own): 403, whatever its content type. Browsers send Origin on every cross-origin
  *   POST; CORS alone only hides the answer, it does not stop a "simple" request from running.
  * - SSE streams per client address; every other request admitted is counted in flight until answered.
@@ -35,7 +37,7 @@ export function guardRequest(req: IncomingMessage, res: ServerResponse, opts: Gu
     return true;
   }
   const method = req.method ?? "GET";
-  if (!METHODS.has(method) && !isRestPath(req.url)) {
+  if (!METHODS.has(method) && !isRestPath(req.url) && !isProbePath(req.url)) {
     refuse(405, `method ${method} not allowed`, { allow: "GET, POST, OPTIONS", connection: "close" });
     return true;
   }
