@@ -33,7 +33,7 @@ const SERIALISED: ReadonlySet<StockMode> = new Set(["local", "redis", "redlock",
  */
 export async function deduct(ctx: Context, req: DeductRequest, signal?: AbortSignal): Promise<DeductResult> {
   assertModeAvailable(ctx, req.mode);
-  assertSafeForProduct(ctx, req.mode, req.productId);
+  assertSafeForProduct(ctx, req);
   await assertKnownProduct(ctx.redis, req.productId);
   const leave = ctx.admission.enter(req.productId, req.workMs, SERIALISED.has(req.mode));
   // The atomic mode neither waits nor works: nothing there to stop.
