@@ -4,6 +4,7 @@ import type { Context } from "../context.js";
 import { sleep } from "../lib/sleep.js";
 import type { Order, OrderItem, OrderSubmitResult } from "../types.js";
 import { giveBackStock } from "./give-back-stock.js";
+import { assertSameOrder } from "./same-order.js";
 import { createOrder, readOrder } from "./store.js";
 import { takeStock, type WantedItem } from "./take-stock.js";
 
@@ -17,7 +18,8 @@ export interface SubmitRequest {
 
 /**
  * Idempotent submit: the lock makes concurrent duplicates fail fast (CONFLICT), and the stored
- * order makes later duplicates replay it. Checking inside the lock is what makes "exactly once" hold.
+ * order makes later duplicates replay it (a CONFLICT when the id comes back with a different order).
+ * Checking inside the lock is what makes "exactly once" hold.
  * An order of `items` takes them from stock under their stock locks, all at once (take-stock.ts).
  */
 export async function submitOrder(ctx: Context, req: SubmitRequest): Promise<OrderSubmitResult> {
@@ -32,7 +34,10 @@ export async function submitOrder(ctx: Context, req: SubmitRequest): Promise<Ord
   const call = ctx.drain.watch(lock.signal);
   try {
     const existing = await readOrder(ctx.redis, req.orderId);
-    if (existing) return { order: existing, replayed: true };
+    if (existing) {
+      assertSameOrder(existing, req);
+      return { order: existing, replayed: true };
+    }
     let items: OrderItem[];
     if (req.items) {
       // The processing runs under the stock locks: the stock it checked is the stock it writes.
@@ -57,6 +62,7 @@ export async function submitOrder(ctx: Context, req: SubmitRequest): Promise<Ord
     const first = await createOrder(ctx.redis, order, ctx.config.orderRetentionMs);
     if (first !== "created") {
       if (order.fromStock) await giveBackStock(ctx, items);
+      assertSameOrder(first, req);
       return { order: first, replayed: true };
     }
     return { order, replayed: false };

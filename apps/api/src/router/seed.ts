@@ -21,7 +21,7 @@ const ERRORS = {
   400: "Invalid input",
   401: "Admin token required (x-admin-token), when the API runs with ADMIN_TOKEN",
   404: "Not found: no such order, or a product with no stock yet; POST /api/stock/reset creates one",
-  409: "The same order is being submitted right now",
+  409: "The same order is being submitted right now, or its id was used for a different order",
   412: "The mode is unavailable on this instance",
   429: "Too many deducts already queued on this product",
   503: "Redis unavailable, or (deduct) the stock lock could not be had in time",
@@ -150,7 +150,8 @@ const orderRoutes = {
         protect: false,
         summary: "Submit an order once (the seed's double-submit guard)",
         description:
-          "A concurrent duplicate gets 409; a duplicate after the order was created gets it back with `replayed: true`.",
+          "A concurrent duplicate gets 409; a duplicate after the order was created gets it back with `replayed: true`, " +
+          "and the same id with another productId or quantity gets 409. The product is not checked: the order takes no stock.",
         errorResponses: errors(400, 409, 503),
       },
     })
