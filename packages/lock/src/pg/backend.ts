@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "../core/backend.js";
+import { LockError } from "../errors.js";
 import { parseMatch } from "../match.js";
 import { lockKey, resourceOfKey } from "../resource.js";
 import type { LockInfo } from "../types.js";
@@ -55,7 +56,15 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
         const r = await pool.query<{ fence: string }>(named("assignFence", [resource, owner]));
         fence = r.rows[0]?.fence ?? null;
       }
-      return [1, row.count, fence === null ? null : Number(fence)];
+      const token = fence === null ? null : Number(fence);
+      if (token !== null && !Number.isSafeInteger(token)) {
+        // Past 2^53 - 1 a JavaScript number rounds: two grants could carry the same token. Not handed out.
+        await pool.query(named("release", [resource, owner, leaseMs])).catch(() => {});
+        throw new LockError(
+          `the fencing token ${fence} for "${resource}" is past 2^53 - 1, where JavaScript numbers round and two grants could share a token, so the lock was given back: ${t.sequence} was raised past what migratePgLocks' fenceAtLeast allows; lower it (and reset any store that keeps the highest token it saw)`,
+        );
+      }
+      return [1, row.count, token];
     },
 
     async renew(key, owner, leaseMs) {

@@ -1,5 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { LockError } from "../../src/index.js";
+import { createPgLocks, migratePgLocks } from "../../src/pg.js";
 import { sleep, uniq } from "../helpers.js";
 import { makePgLocks, pgPool, row, TABLE } from "../pg-helpers.js";
 
@@ -115,5 +117,29 @@ describe("PostgreSQL backend: fencing tokens and list()", () => {
     );
     expect(await locks.list({ match: `${base}[x]*`, limit: 1 })).toHaveLength(1);
     await locks.close();
+  });
+});
+
+describe("PostgreSQL backend: a token past 2^53 - 1", () => {
+  it("is not handed out: the acquire rejects saying why and gives the lock back; up to 2^53 - 1 it is exact", async () => {
+    // A table of its own: its sequence is raised here, past what migratePgLocks' fenceAtLeast allows.
+    const table = "lockyard_big_tokens";
+    await migratePgLocks(pool, { table });
+    const locks = createPgLocks({ pool, table });
+    await pool.query("SELECT setval('lockyard_big_tokens_fence', $1)", [String(Number.MAX_SAFE_INTEGER - 1)]);
+    const exact = await locks.acquire(uniq("big-token"));
+    expect(exact.token).toBe(Number.MAX_SAFE_INTEGER);
+    await exact.release();
+    // The next would be 2^53, which rounds to the same number as 2^53 + 1: two grants could share a token.
+    const resource = uniq("big-token");
+    const err = await locks.acquire(resource).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LockError);
+    expect((err as Error).message).toMatch(/fencing token 9007199254740992 .* past 2\^53 - 1/);
+    const { rows } = await pool.query(`SELECT expires_at > now() AS live FROM ${table} WHERE resource = $1`, [
+      resource,
+    ]);
+    expect(rows[0]?.live ?? false).toBe(false);
+    await locks.close();
+    await pool.query(`DROP TABLE ${table}; DROP SEQUENCE lockyard_big_tokens_fence`);
   });
 });
