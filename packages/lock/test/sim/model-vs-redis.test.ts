@@ -651,6 +651,8 @@ describe("the simulation's Redis model agrees with redis-server running the libr
       errors: 0,
       published: 0,
     };
+    // A retried run reuses the sequences' channel names: what the last run heard must not count for this one.
+    messages.clear();
     const started = performance.now();
     for (let n = 0; n < SEQUENCES; n++) await runSequence(n, stats);
     console.log(
@@ -659,7 +661,9 @@ describe("the simulation's Redis model agrees with redis-server running the libr
     // Each kind of answer was exercised, and few sequences had to stop on a clock stall.
     expect(stats.granted).toBeGreaterThan(SEQUENCES);
     expect(stats.reentered).toBeGreaterThan(SEQUENCES / 10);
-    expect(stats.adopted).toBeGreaterThan(SEQUENCES / 20);
+    // Adoptions need a handoff still unclaimed when the adopting attempt runs: on a loaded machine more of those
+    // claims run out first (24-27 of 300 sequences idle, 14 once in CI under the whole suite's load).
+    expect(stats.adopted).toBeGreaterThan(SEQUENCES / 40);
     expect(stats.handed).toBeGreaterThan(SEQUENCES / 20);
     expect(stats.grantedNext).toBeGreaterThan(SEQUENCES / 10);
     expect(stats.refused).toBeGreaterThan(SEQUENCES / 2);
