@@ -34,6 +34,23 @@ export async function connectThrough(url: string): Promise<Redis> {
   return redis;
 }
 
+/**
+ * For a whole test file: two connections to the suite's Redis (as two processes would have), opened before the
+ * file's tests and closed after them. Read the fields inside tests.
+ */
+export function twoConnectionsForFile(): { redis: Redis; other: Redis } {
+  const ctx = {} as ReturnType<typeof twoConnectionsForFile>;
+  beforeAll(() => {
+    ctx.redis = connect();
+    ctx.other = connect();
+  });
+  afterAll(() => {
+    ctx.redis?.disconnect();
+    ctx.other?.disconnect();
+  });
+  return ctx;
+}
+
 export function makeLocks(redis: Redis, opts: Partial<LocksOptions> = {}) {
   const events: LockEvent[] = [];
   const locks = createLocks({ redis, onEvent: (e) => events.push(e), ...opts });

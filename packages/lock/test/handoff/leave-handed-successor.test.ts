@@ -4,27 +4,18 @@
 // again, and held by nobody until the entry's lease ran out. Found by a black-box probe (two Locks, acquires aborted
 // at random: ~4 runs in 150); diagnosed from MONITOR. Both Locks share one connection here, so the release and the
 // leaves reach Redis in the order sent, as they did in the failing runs.
-import type { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, makeLocks, sleep, uniq } from "../helpers.js";
+import { describe, expect, it } from "vitest";
+import { makeLocks, sleep, twoConnectionsForFile, uniq } from "../helpers.js";
 
 const QUEUE_LEASE_MS = 6_000;
-let redis: Redis;
-let spy: Redis;
-beforeAll(() => {
-  redis = connect();
-  spy = connect();
-});
-afterAll(() => {
-  redis.disconnect();
-  spy.disconnect();
-});
+// `redis` carries both Locks (so the release and the leaves reach Redis in the order sent); `other` watches.
+const conns = twoConnectionsForFile();
 
 /** Resolves true once the lock's key is gone, false if it is still there after `ms`. */
 async function freedWithin(key: string, ms: number): Promise<boolean> {
   const until = performance.now() + ms;
   while (performance.now() < until) {
-    if ((await spy.exists(key)) === 0) return true;
+    if ((await conns.other.exists(key)) === 0) return true;
     await sleep(10);
   }
   return false;
@@ -37,8 +28,8 @@ describe("a leave naming a successor the lock was just handed to", () => {
   ] as const) {
     it(`does not queue it again: ${ending}, and the lock is free long before an entry's lease`, async () => {
       const retry = { queueLeaseMs: QUEUE_LEASE_MS };
-      const { locks: a } = makeLocks(redis, { leaseMs: 5_000, instanceId: "proc-a", retry });
-      const { locks: b } = makeLocks(redis, { leaseMs: 5_000, instanceId: "proc-b", retry });
+      const { locks: a } = makeLocks(conns.redis, { leaseMs: 5_000, instanceId: "proc-a", retry });
+      const { locks: b } = makeLocks(conns.redis, { leaseMs: 5_000, instanceId: "proc-b", retry });
       for (let run = 0; run < 3; run++) {
         const resource = uniq("leave-handed");
         const held = await b.acquire(resource);
