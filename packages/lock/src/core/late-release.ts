@@ -11,11 +11,16 @@ export interface LateHandle {
   readonly token: number | null;
   /** The local deadline: Redis frees the lock by then on its own. */
   readonly deadline: number;
+  /**
+   * A queued waiter that gave up: its leave, not a release, is retried (its entry, and a lock handed to it
+   * meanwhile, would hold everyone else up for a queue lease).
+   */
+  readonly leave?: true;
   releasedLate(reply: ReleaseReply): void;
 }
 
 /**
- * Releases whose call never got a reply (Redis unreachable), retried in the background so a lock that
+ * Releases (and leaves of the waiter queue) whose call never got a reply (Redis unreachable), retried in the background so a lock that
  * survived the outage (AOF) does not block everyone until its lease runs out. One unref'd timer per Locks.
  * Retries stop at the first reply of any kind, at the handle's local deadline, and on close().
  * The release script is owner-checked, so a late attempt can never delete or decrement another owner's lock:
@@ -73,7 +78,9 @@ export class LateReleases {
   private async attempt(h: LateHandle): Promise<void> {
     let reply: ReleaseReply;
     try {
-      reply = await this.backend.release(h.resource, h.key, h.owner, h.leaseMs, h.token);
+      reply = h.leave
+        ? await this.backend.leave!(h.resource, h.key, h.owner, undefined)
+        : await this.backend.release(h.resource, h.key, h.owner, h.leaseMs, h.token);
     } catch (err) {
       // A reply error is Redis's answer too: only a call that never reached Redis is worth another try.
       if (!this.stopped && this.backend.noReply?.(err)) this.schedule(h);

@@ -333,7 +333,18 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     const named = this.closed ? undefined : this.nameNext(q.resource);
     this.backend.leave(q.resource, q.key, q.owner, named && nextWaiterOf(named)).then(
       (reply) => this.settleNamed(named, reply, "joined"),
-      () => this.settleNamed(named, undefined, "joined"),
+      (err: unknown) => {
+        this.settleNamed(named, undefined, "joined");
+        // Lost on the way (a connection killed as it was sent): the entry would stay until its queue lease ran
+        // out, and a release in another process would hand the lock to it, held by nobody for a claim lease
+        // more. Retried in the background, naming nobody, until both would have run out.
+        if (this.closed || !this.backend.noReply?.(err)) return;
+        this.late.add({
+          ...this.lateOf(q, null),
+          leave: true,
+          deadline: this.clock.now() + 2 * this.cfg.queueLeaseMs,
+        });
+      },
     );
   }
 
