@@ -16,7 +16,7 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const env = { ...process.env };
 const usage =
-  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--redlock] [--kinds] [--ignore REGEX]";
+  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--redlock] [--kinds] [--same-tick] [--ignore REGEX]";
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   const num = () => {
@@ -39,6 +39,7 @@ for (let i = 0; i < args.length; i++) {
   else if (a === "--extra") env.SIM_EXTRA = "1";
   else if (a === "--redlock") env.SIM_REDLOCK = "1";
   else if (a === "--kinds") env.SIM_KINDS = "1";
+  else if (a === "--same-tick") env.SIM_SAME_TICK = "1";
   else if (a === "--ignore") env.SIM_IGNORE = args[++i];
   else {
     console.error(`unknown argument ${a}\n${usage}`);

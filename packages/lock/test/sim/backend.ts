@@ -48,6 +48,13 @@ export class SimConnection {
   /** FIFO delivery: when the last request reached Redis and the last reply reached the client. */
   private lastArrival = 0;
   private lastReply = 0;
+  /**
+   * When the process last heard of a call of this connection that failed or was lost (a request or reply lost or
+   * too slow: its timeout; a kill; a send while down), and when a slow delivery last arrived: the orphan check (I11 in run.ts) gives
+   * the library time to recover from each before it judges.
+   */
+  lastLossAt = Number.NEGATIVE_INFINITY;
+  lastSlowAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly world: World,
@@ -74,13 +81,19 @@ export class SimConnection {
   private delay(): number {
     const { rng } = this.world;
     const [lo, hi] = this.faults.delayMs;
-    return rng.chance(this.faults.slow) ? rng.int(lo, this.faults.slowMs) : rng.int(lo, hi);
+    if (!rng.chance(this.faults.slow)) return rng.int(lo, hi);
+    const ms = rng.int(lo, this.faults.slowMs);
+    this.lastSlowAt = Math.max(this.lastSlowAt, this.world.now + ms);
+    return ms;
   }
 
   /** Sends ops as one message; they run in order in Redis; the replies come back together. */
   send<T extends unknown[]>(ops: { [K in keyof T]: Op }, label: string): Promise<T> {
     const { world } = this;
-    if (!this.up) return Promise.reject(closedError());
+    if (!this.up) {
+      this.lastLossAt = world.now;
+      return Promise.reject(closedError());
+    }
     return new Promise<T>((resolve, reject) => {
       const epoch = this.epoch;
       const call = { reject, epoch };
@@ -94,7 +107,18 @@ export class SimConnection {
       };
       const lostRequest = world.rng.chance(this.faults.loseRequest);
       const lostReply = world.rng.chance(this.faults.loseReply);
-      world.after(this.faults.commandTimeoutMs, () => settle(() => reject(timeoutError())), this.proc);
+      // A call that will get no answer leaves what it may have done unclaimed until its timeout is heard.
+      if (lostRequest || lostReply)
+        this.lastLossAt = Math.max(this.lastLossAt, world.now + this.faults.commandTimeoutMs);
+      world.after(
+        this.faults.commandTimeoutMs,
+        () =>
+          settle(() => {
+            this.lastLossAt = Math.max(this.lastLossAt, world.now);
+            reject(timeoutError());
+          }),
+        this.proc,
+      );
       if (lostRequest) {
         world.log(`${this.proc.name} ${label}: request lost`);
         return;
@@ -136,7 +160,9 @@ export class SimConnection {
     for (const c of this.pending) this.world.after(0, () => c.reject(closedError()), this.proc);
     this.pending.clear();
     const [lo, hi] = this.faults.reconnectMs;
-    this.world.after(this.world.rng.int(lo, hi), () => {
+    const downMs = this.world.rng.int(lo, hi);
+    this.lastLossAt = Math.max(this.lastLossAt, this.world.now + downMs);
+    this.world.after(downMs, () => {
       this.up = true;
     });
   }

@@ -31,6 +31,12 @@ export interface SimOptions {
   keyLoss?: boolean;
   /** Locks over Redlock (src/redlock, real code) on 3 or 5 simulated nodes instead of one Redis. */
   redlock?: boolean;
+  /**
+   * A release and a give-up in one tick (`--same-tick`): an acquire of the same resource in the releasing process
+   * is aborted just before or just after the release is called (`h.release(); ac.abort()`), and now and then the
+   * process is closed there instead. Its local waiter may be granted the lock early by that very release.
+   */
+  sameTick?: boolean;
 }
 
 export interface SimResult {
@@ -65,6 +71,15 @@ const INITIAL_STOCK = 5;
 const RETRY_MAX = 5_000;
 /** A queued waiter looks every third of this; a paused or dead one holds up the queue at most this long. */
 const QUEUE_LEASE = 600;
+/**
+ * I11: how long a lock may stay held by an owner nobody will release while its process runs undisturbed (a
+ * give-up's release, or a give-back after the answer it waits for: a few round trips of 1–5 ms), and how long
+ * after a lost call (the background release's gap, up to 250 ms, then its round trip) or a slow delivery the
+ * check waits before judging.
+ */
+const ORPHAN_BOUND = 100;
+const LOSS_GRACE = 300;
+const SLOW_GRACE = 50;
 
 interface Section {
   resource: string;
@@ -85,10 +100,10 @@ interface PendingAcquire {
 
 interface Proc {
   sim: SimProcess;
-  /** When its connection was last killed (a leave it sent may have died with it). */
-  lastKilledAt?: number;
   /** Its connection (with Redlock: one of its node connections, picked at each kill). */
   conn: { kill(): void };
+  /** The single Redis's connection, for when its calls last failed or were slow (I11). */
+  simConn?: SimConnection;
   locks: Locks;
   closed: boolean;
   pausedTotal: number;
@@ -96,6 +111,8 @@ interface Proc {
   subscriber(): { kill(): void; readonly closed: boolean } | undefined;
   /** The single-Redis store's read of a lock's owners, sent as fencedRead sends one (backend.ts). */
   ownersRead?: (key: string, owner: string) => Promise<string[]>;
+  /** Its acquires still waiting, with their abort controllers (`sameTick`). */
+  waiting: Set<{ resource: string; ac: AbortController }>;
 }
 
 /** Runs one seed; never throws: a broken invariant is the result. */
@@ -129,6 +146,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const redlockRng = new Rng((seed * 2_654_435 + 7) >>> 0);
   // Its own stream, drawn only with --extra: a seed without it runs as before.
   const readRng = new Rng((seed * 48_271 + 13) >>> 0);
+  // Its own stream too, drawn only with --same-tick.
+  const tickRng = new Rng((seed * 92_821 + 19) >>> 0);
   const nodeCount = opts.redlock ? (redlockRng.chance(0.5) ? 3 : 5) : 0;
   const quorum = Math.floor(nodeCount / 2) + 1;
   const nodes = Array.from({ length: nodeCount }, () => new ModelRedis(() => world.now));
@@ -165,6 +184,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     let conn: { kill(): void };
     let subscriber: Proc["subscriber"];
     let ownersRead: Proc["ownersRead"];
+    let simConn: SimConnection | undefined;
     if (nodeCount > 0) {
       const conns = nodes.map((_, j) => new SimConnection(world, sim, faults, () => afterNode(j), true));
       const mine = new Set<SimNodeSubscriber>();
@@ -208,6 +228,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       });
       backend = b;
       conn = c;
+      simConn = c;
       subscriber = b.subscriber;
       ownersRead = b.ownersRead;
     }
@@ -234,6 +255,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       handles: new Set(),
       subscriber,
       ownersRead,
+      simConn,
+      waiting: new Set(),
     });
   }
   redis.hset(STOCK, "qty", String(INITIAL_STOCK));
@@ -261,6 +284,17 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const pending = new Set<PendingAcquire>();
   const freeSince = new Map<string, number>();
   const strandedSince = new Map<string, number>();
+  const orphanSince = new Map<string, number>();
+  /**
+   * Owners with a re-entry whose call failed (Redis's count may keep one more than the process knows of), or whose
+   * release failed in a family of holds: the library leaves such a count to the lease rather than risk taking a
+   * count another hold still has (README: a release is retried only while no other hold of the owner is held, and
+   * only until its own hold's deadline, which a re-entry with a longer lease outlasts). Not judged by I11.
+   */
+  const leftToLease = new Set<string>();
+  const reentryFailed = (owner: string | undefined) => {
+    if (owner !== undefined) leftToLease.add(owner);
+  };
   /** How long a waiter's leave may take to land once it gives up: its own call, behind one slow or timed-out one. */
   const leaveBound = faults.commandTimeoutMs + 3 * faults.slowMs + 50;
   const stats = {
@@ -344,15 +378,15 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     }
     // I10: an entry in the store's queue belongs to a waiter that still waits (or whose leave is on its way).
     // An entry left behind holds a free lock back from everyone, and a release hands the lock to nobody, for a
-    // queue lease. Not judged while its process is closed, paused, or had its connection killed within a queue
-    // lease (a leave may have died with it: the entry's lease is then what ends it).
+    // queue lease. Not judged while its process is closed or paused, nor until the background retry of a leave
+    // that died with a lost call or a kill has had its time (LOSS_GRACE, as I11).
     if (nodeCount === 0) {
       const seen = new Set<string>();
       for (const r of [...RESOURCES, STOCK_LOCK]) {
         for (const o of redis.liveEntries(`queue:${r}`, `queue-leases:${r}`)) {
           const p = procs[Number(/^p(\d+):/.exec(o)?.[1] ?? -1)];
           if (!p || p.closed || p.sim.pausedUntil! > world.now) continue;
-          if (world.now - (p.lastKilledAt ?? Number.NEGATIVE_INFINITY) < QUEUE_LEASE) continue;
+          if (!p.simConn || world.now - p.simConn.lastLossAt < LOSS_GRACE) continue;
           const g = (p.locks as unknown as { gates: Map<string, unknown> }).gates.get(r);
           if (g instanceof Gate && g.queue.some((w) => w.req.owner === o)) continue;
           const id = `${r}\n${o}`;
@@ -365,6 +399,57 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       }
       for (const id of strandedSince.keys()) if (!seen.has(id)) strandedSince.delete(id);
     }
+    // I11: a lock is not held by an owner nobody will release: every owner Redis names has a handle that holds
+    // it (or one granted early from it), or a waiter that still waits under that name (it adopts or passes on
+    // what it was handed). A waiter that gave up with a grant on its way, or a hold of a caller that is gone,
+    // is the library's to release at once; until then everyone else waits out the lease. Judged only while
+    // its process runs undisturbed: after a lost call or a kill the background release retries (its gap, then
+    // its own round trip), after a slow delivery the give-back that waited for it goes out.
+    if (nodeCount === 0) {
+      const seen = new Set<string>();
+      for (const r of [...RESOURCES, STOCK_LOCK]) {
+        for (const o of redis.owners(`lock:{${r}}`)) {
+          const p = procs[Number(/^p(\d+):/.exec(o)?.[1] ?? -1)];
+          if (!p?.simConn || p.closed || !undisturbed(p)) continue;
+          if (claimed(p, r, o)) continue;
+          const id = `${r}\n${o}`;
+          seen.add(id);
+          const since = orphanSince.get(id) ?? world.now;
+          orphanSince.set(id, since);
+          if (world.now - since > ORPHAN_BOUND)
+            fail(
+              `lock ${r} held by ${o} for ${world.now - since} ms, and nobody holds it or waits under that name (held by nobody)`,
+            );
+        }
+      }
+      for (const id of orphanSince.keys()) if (!seen.has(id)) orphanSince.delete(id);
+    }
+  };
+
+  /** Its process ran without a lost call, kill, pause or slow delivery for long enough to have recovered. */
+  const undisturbed = (p: Proc): boolean => {
+    const c = p.simConn!;
+    return (
+      world.now - c.lastLossAt > LOSS_GRACE &&
+      world.now - c.lastSlowAt > SLOW_GRACE &&
+      world.now - (p.sim.pausedUntil ?? Number.NEGATIVE_INFINITY) > SLOW_GRACE
+    );
+  };
+
+  /**
+   * A handle of `o` on `r` that its caller has not released, one granted early from `o`'s hold, or a waiter that
+   * still waits under that name.
+   */
+  const claimed = (p: Proc, r: string, o: string): boolean => {
+    if (leftToLease.has(o)) return true;
+    for (const h of p.handles) {
+      if (h.resource !== r) continue;
+      // A hold its caller has not released yet (lost or not: a withLock still in its body releases at its end).
+      if (h.owner === o && !(h as { released?: boolean }).released) return true;
+      if ((h as { handedBy?: string }).handedBy === o && h.isHeld()) return true;
+    }
+    const g = (p.locks as unknown as { gates: Map<string, unknown> }).gates.get(r);
+    return g instanceof Gate && g.queue.some((w) => w.req.owner === o);
   };
 
   /** Tracks one acquire call for the settle bound and the lost-wake-up check; `settled` ends the wait early. */
@@ -394,11 +479,45 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   }
 
   const keep = (p: Proc, h: LockHandle) => {
+    // A release that fails in a family of holds (an owner and its re-entries) is left to the lease (leftToLease).
+    const release = h.release.bind(h);
+    h.release = () => {
+      const giveUp = opts.sameTick ? sameTickGiveUp(p, h.resource) : undefined;
+      const before = giveUp !== undefined && tickRng.chance(0.5);
+      if (before) giveUp();
+      const out = release().catch((err: unknown) => {
+        for (const x of p.handles) if (x !== h && x.owner === h.owner) reentryFailed(h.owner);
+        throw err;
+      });
+      if (giveUp && !before) giveUp();
+      return out;
+    };
     p.handles.add(h);
     stats.acquired++;
     if ((h as { handedBy?: string }).handedBy !== undefined) earlyHolds.push(h);
     if ((h as { byMessage?: boolean }).byMessage) stats.byMessage++;
   };
+
+  /**
+   * `--same-tick`: what gives up in the tick of a release of `resource` in `p`, if anything: one of its acquires of
+   * that resource aborted, or (rarely) the process closed.
+   */
+  function sameTickGiveUp(p: Proc, resource: string): (() => void) | undefined {
+    if (p.closed || !tickRng.chance(0.5)) return undefined;
+    if (tickRng.chance(0.05))
+      return () => {
+        world.log(`${p.sim.name} close() in the tick of a release of ${resource}`);
+        p.closed = true;
+        void p.locks.close();
+      };
+    const mine = [...p.waiting].filter((x) => x.resource === resource);
+    if (mine.length === 0) return undefined;
+    const victim = tickRng.pick(mine);
+    return () => {
+      world.log(`${p.sim.name} an acquire of ${resource} aborted in the tick of its release`);
+      victim.ac.abort(new Error("sim abort in the release's tick"));
+    };
+  }
 
   /** The enclosing sections of `resource` whose locks are held as the call is made (what re-entry may join). */
   const liveEnclosing = (resource: string): Section[] =>
@@ -435,12 +554,15 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     if (p.closed) return;
     const waitMs = rng.int(0, 3) === 0 ? 0 : rng.int(100, 1_200);
     const leaseOpt = rng.chance(0.3) ? { leaseMs: rng.int(100, LEASE) } : {};
+    /** The owner this call re-enters, while a re-entry of it may be what fails (see leftToLease). */
+    let reentryOf: string | undefined;
     try {
       if (kind === "withLock") {
         let protectedThroughout = true;
         let hk: LockHandle | undefined;
         let inBody = false;
         const liveAtCall = liveEnclosing(resource);
+        reentryOf = liveAtCall[0]?.handle.owner;
         const watch = setIntervalSim(() => {
           if (inBody && hk && !holdsInRedis(hk)) protectedThroughout = false;
         });
@@ -456,6 +578,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
                 await body(p, h, depth, liveAtCall);
                 if (!holdsInRedis(h)) protectedThroughout = false;
                 inBody = false;
+                // Its release comes next: one that fails while a re-entry of its owner is held is left to the lease.
+                if ([...p.handles].some((x) => x !== h && x.owner === h.owner)) reentryOf = h.owner;
               },
               { waitMs, ...leaseOpt },
             ),
@@ -472,14 +596,17 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       } else if (kind === "acquire") {
         const ac = new AbortController();
         if (rng.chance(0.3)) p.sim.clock.setTimer(() => ac.abort(new Error("sim abort")), rng.int(1, 400));
+        const waiting = { resource, ac };
+        p.waiting.add(waiting);
         const h = await tracked(p, resource, waitMs, () =>
           p.locks.acquire(resource, { waitMs, signal: ac.signal, ...leaseOpt }),
-        );
+        ).finally(() => p.waiting.delete(waiting));
         if (p.closed) fail(`${p.sim.name}: acquire returned a handle after close()`);
         keep(p, h);
         if (opts.extra && p.ownersRead && readRng.chance(0.5)) await readUnder(p, p.ownersRead, h);
         // With Redlock, explicit-owner re-entry only under --extra: its per-node counts can drift apart (README).
         if (rng.chance(0.3) && !(nodeCount > 0 && !opts.extra)) {
+          reentryOf = h.owner;
           const again = await p.locks.acquire(resource, { owner: h.owner, waitMs: 0 });
           keep(p, again);
           await p.sim.sleep(rng.int(1, 60));
@@ -489,7 +616,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
             await h.release().catch(() => {});
             await p.sim.sleep(orderRng.int(20, 400));
           }
-          await again.release().catch(() => {});
+          await again.release().catch(() => reentryFailed(h.owner));
+          reentryOf = undefined;
         }
         await p.sim.sleep(rng.int(1, 150));
         await h.release().catch(() => {});
@@ -543,6 +671,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
           fail(`${p.sim.name}: a throwing reads left the lock held by ${owners[0]}`);
       }
     } catch (err) {
+      reentryFailed(reentryOf);
       if (p.closed && !(err instanceof LocksClosedError) && (err as Error)?.name === "LockTimeoutError")
         fail(
           `${p.sim.name}: an acquire after close() failed with ${(err as Error).name}, not LocksClosedError`,
@@ -608,7 +737,6 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     world.at(rng.int(0, 2_500), () => {
       if (what === "kill") {
         world.log(`${p.sim.name} connection killed`);
-        p.lastKilledAt = world.now;
         p.conn.kill();
       } else if (what === "kill-sub") p.subscriber()?.kill();
       else {
@@ -663,7 +791,6 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       for (const p of procs) {
         if (p.closed) continue;
         world.log(`${p.sim.name} connection killed (restart)`);
-        p.lastKilledAt = world.now;
         p.conn.kill();
         p.subscriber()?.kill();
       }

@@ -18,6 +18,8 @@ const KEY_LOSS = process.env.SIM_KEY_LOSS === "1";
 const EXTRA = process.env.SIM_EXTRA === "1";
 /** Locks over Redlock on 3 or 5 simulated nodes (`--redlock`). */
 const REDLOCK = process.env.SIM_REDLOCK === "1";
+/** A release and a give-up (an abort, or close()) in one tick (`--same-tick`). */
+const SAME_TICK = process.env.SIM_SAME_TICK === "1";
 /** Semaphores, read-write locks and multi-resource acquires (kinds-run.ts) instead of the mutex run (`--kinds`). */
 const KINDS = process.env.SIM_KINDS === "1";
 /** `npm test`'s share of --kinds seeds (about 15 s on an idle 2-core machine). */
@@ -55,7 +57,13 @@ describe("deterministic simulation of the lock", () => {
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
         const r = KINDS
           ? await runKindsSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS })
-          : await runSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS, extra: EXTRA, redlock: REDLOCK });
+          : await runSeed(seed, {
+              fullTrace: TRACE,
+              keyLoss: KEY_LOSS,
+              extra: EXTRA,
+              redlock: REDLOCK,
+              sameTick: SAME_TICK,
+            });
         events += r.stats.events;
         acquired += r.stats.acquired;
         keysLost += r.stats.keysLost;
@@ -107,15 +115,16 @@ describe("deterministic simulation of the lock", () => {
   );
 
   // The opt-in modes (README): a lost lock key, the workloads added to catch defects 3 and 8 (an outer
-  // hold released before its re-entry, a subscriber dying with a release message in flight), and Redlock
-  // over 3 or 5 nodes. Run by plain `npm test` only; test:sim runs whatever its flags say in the test above.
+  // hold released before its re-entry, a subscriber dying with a release message in flight), Redlock
+  // over 3 or 5 nodes, and a give-up in the tick of a release (defect 11). Run by plain `npm test` only; test:sim runs whatever its flags say in the test above.
   it.skipIf(process.env.SIM_SEED !== undefined || process.env.SIM_SEEDS !== undefined)(
-    "keeps every invariant over 800 seeds with --extra, 300 with --key-loss and 500 with --redlock",
+    "keeps every invariant over 800 seeds with --extra, 300 with --key-loss, 500 with --redlock and 500 with --same-tick",
     async () => {
       for (const [opts, seeds, flag] of [
         [{ extra: true }, 800, "--extra"],
         [{ keyLoss: true }, 300, "--key-loss"],
         [{ redlock: true }, 500, "--redlock"],
+        [{ sameTick: true }, 500, "--same-tick"],
       ] as const) {
         for (let seed = 1; seed <= seeds; seed++) {
           const r = await runSeed(seed, opts);
