@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { Clock, Timer } from "../core/clock.js";
+import { isConnectionError } from "../redis/connection-error.js";
 import { redlockRelease } from "../redis/scripts/redlock-release.js";
 import { callScript } from "./send.js";
 
@@ -29,11 +30,15 @@ interface Pending {
 }
 
 /**
- * Releases on single nodes. A release that a node's client refused before sending it (the client was down
- * or reconnecting) cannot have run there, so it is sent again in the background, about every lease/10 (at
- * most 200 ms), until it is sent or until `until`, when the node frees the lock on its own. A release that
- * was sent and got no reply is not sent again: it may have run, and by the time a second run arrived a new
- * grant to the same owner name could hold the key. One unref'd timer per pending retry, all cleared by stop().
+ * Releases on single nodes. A release that got no answer from its node (its client refused to send it while
+ * down or reconnecting, or the connection was lost or timed out after it was sent) is sent again in the
+ * background, about every lease/10 (at most 200 ms), until a node answers or until `until`, when the node
+ * frees the lock on its own. Sending it again is safe: the script deletes only the owner's own key, a copy
+ * still on its way runs before anything sent after it on that connection, and a newer attempt under the same
+ * owner name drops the retry before it is sent (below). Before, a release sent and unanswered was left to the
+ * lease: a network blip at release time held everyone up for a whole lease (the simulation's "held by
+ * nobody" check, `--redlock --extra` seed 2149). A reply error (the node answered) is not retried. One unref'd
+ * timer per pending retry, all cleared by stop().
  *
  * An acquire retries under the same owner name, so a release still waiting to be sent for an earlier
  * attempt (an undo of a split vote, sent once that attempt's silent node answers or its client reconnects)
@@ -100,9 +105,10 @@ export class NodeReleases {
     ]);
     call.reply.then(
       () => ticket.done(),
-      () => {
+      (err: unknown) => {
         const retry = () => void this.send(i, rel, ticket).catch(() => {});
-        if (call.written || !this.later(retry, leaseMs, until)) ticket.done();
+        const unanswered = !call.written || isConnectionError(err);
+        if (!unanswered || !this.later(retry, leaseMs, until)) ticket.done();
       },
     );
     return call.reply;

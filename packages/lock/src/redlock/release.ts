@@ -10,9 +10,9 @@ import { firstError, settleAll } from "./settle.js";
  * holds each owner once, so no node answers "decremented": re-entry is counted in the process, holds.ts.)
  * With fewer nodes answering it rejects with QuorumError (`got` = nodes that answered), even when those said
  * released: the lock may still be held on the others and block everyone until its lease runs out. Either
- * way, nodes whose client refused to send the release (down or reconnecting) get it again in the background
- * until the lease would have ended (NodeReleases); a node that was sent it and did not answer is left to its
- * lease.
+ * way, nodes that did not answer (their client refused to send it, or the connection was lost or timed out
+ * after it was sent) get it again in the background until one answers or the lease would have ended
+ * (NodeReleases).
  */
 export async function releaseOnQuorum(
   s: RedlockSettings,
