@@ -1,6 +1,8 @@
+import { Gate } from "../../src/core/waiters.js";
 import type { LockHandle } from "../../src/types.js";
-import { type Kind, type KindsState, keyOf, type MultiWait } from "./kinds-state.js";
+import { type Kind, type KindsState, type KProc, keyOf, type MultiWait } from "./kinds-state.js";
 import { queueOf } from "./shared-model.js";
+import { ORPHAN } from "./weather.js";
 
 /** A queued waiter of another process may go first (the mutex's fairness): see README, lost wake-up. */
 export const QUEUE_LEASE = 600;
@@ -13,6 +15,7 @@ export function checkKinds(s: KindsState): void {
   if (s.redis().tokenWentBack) s.fail(`a token went back: ${s.redis().tokenWentBack}`);
   checkWakeUps(s);
   checkDeadlock(s);
+  checkHeldByNobody(s);
   s.lastCheckAt = s.world.now;
 }
 
@@ -173,4 +176,65 @@ function checkDeadlock(s: KindsState): void {
         `deadlock: ${path.map((m) => `${m.proc.sim.name} [${m.resources}] waits for ${m.waitingOn}`).join(", held by ")}, held by the first`,
       );
   }
+}
+
+/**
+ * I11, as run.ts: every owner Redis names for a mutex, a semaphore permit or a read or write hold has, in its
+ * process, a handle its caller has not released, a mutex hold granted early from it, a waiter that still waits
+ * under that name, or a multi-resource acquire in progress granted under it. One with none of these must be gone
+ * within ORPHAN.boundMs of its process running undisturbed (run.ts says why each grace). Not judged: a closed or
+ * crashed process, and the owners the library leaves to the lease (KindsState.leftToLease).
+ */
+function checkHeldByNobody(s: KindsState): void {
+  const now = s.world.now;
+  const seen = new Set<string>();
+  for (const key of s.redis().keys()) {
+    const m = /^lock:(semaphore:|rw:)?\{(.*)\}$/.exec(key);
+    if (!m) continue;
+    const shared = m[1] !== undefined;
+    const resource = m[2]!;
+    const owners = shared ? [...s.shared.live(key).keys()] : s.redis().owners(key);
+    for (const o of owners) {
+      const p = s.procs.find((x) => o.startsWith(`${x.sim.name}:`));
+      if (!p || p.closed || p.crashed || !undisturbed(s, p)) continue;
+      if (s.leftToLease.has(o) || claimed(s, p, key, resource, o)) continue;
+      const id = `${key}\n${o}`;
+      seen.add(id);
+      const since = s.orphanSince.get(id) ?? now;
+      s.orphanSince.set(id, since);
+      if (now - since > ORPHAN.boundMs)
+        s.fail(
+          `${key} held by ${o} for ${now - since} ms, and nobody holds it or waits under that name (held by nobody)`,
+        );
+    }
+  }
+  for (const id of s.orphanSince.keys()) if (!seen.has(id)) s.orphanSince.delete(id);
+}
+
+const undisturbed = (s: KindsState, p: KProc): boolean =>
+  s.world.now - p.conn.lastLossAt > ORPHAN.lossGraceMs &&
+  s.world.now - p.conn.lastSlowAt > ORPHAN.slowGraceMs &&
+  s.world.now - (p.sim.pausedUntil ?? Number.NEGATIVE_INFINITY) > ORPHAN.slowGraceMs;
+
+function claimed(s: KindsState, p: KProc, key: string, resource: string, o: string): boolean {
+  for (const { proc, h } of s.unreleased()) {
+    if (proc !== p || h.key !== key) continue;
+    if (h.owner === o || ((h as { handedBy?: string }).handedBy === o && h.isHeld())) return true;
+  }
+  for (const m of s.multis) if (m.proc === p && m.owners.has(o)) return true;
+  return coresOf(p).some((core) => {
+    const g = core.gates.get(resource);
+    return g instanceof Gate && g.queue.some((w) => w.req.owner === o);
+  });
+}
+
+/** The process's cores: the mutex's, the semaphores', and each side of the read-write locks. */
+function coresOf(p: KProc): { gates: Map<string, unknown> }[] {
+  type Core = { gates: Map<string, unknown> };
+  const locks = p.locks as unknown as Core & {
+    semaphores: { core?: Core };
+    readWrites: { sides?: { read: Core; write: Core } };
+  };
+  const sides = locks.readWrites.sides;
+  return [locks, locks.semaphores.core, sides?.read, sides?.write].filter((c): c is Core => c !== undefined);
 }

@@ -125,8 +125,39 @@ export class KindsState {
     }
   }
 
+  /** Handles their callers have not released yet (lost or not): each one's owner is theirs to release (I11). */
+  readonly kept = new Set<Held>();
+  /**
+   * Owners with a re-entry whose call failed, or a release that failed in a family of holds: the library leaves
+   * such a count to the lease (run.ts, leftToLease). Not judged by I11.
+   */
+  readonly leftToLease = new Set<string>();
+  /** key + owner → since when I11 found that owner in Redis with nobody in its process to release it. */
+  readonly orphanSince = new Map<string, number>();
+  /** How many handles each owner was given: more than one is a family (a hold and its re-entries). */
+  readonly handlesOf = new Map<string, number>();
+  inFamily(owner: string): boolean {
+    return (this.handlesOf.get(owner) ?? 0) > 1;
+  }
+
+  *unreleased(): Generator<Held> {
+    for (const x of this.kept) {
+      if ((x.h as { released?: boolean }).released) this.kept.delete(x);
+      else yield x;
+    }
+  }
+
   keep(proc: KProc, h: LockHandle, kind: Kind): void {
     this.holds.add({ proc, h, kind });
+    const held = { proc, h, kind };
+    this.kept.add(held);
+    this.handlesOf.set(h.owner, (this.handlesOf.get(h.owner) ?? 0) + 1);
+    const release = h.release.bind(h);
+    h.release = () =>
+      release().catch((err: unknown) => {
+        if (this.inFamily(h.owner)) this.leftToLease.add(h.owner);
+        throw err;
+      });
     this.stats.acquired++;
     if ((h as { handedBy?: string }).handedBy !== undefined) this.earlyHolds.push(h);
     if ((h as { byMessage?: boolean }).byMessage) this.byMessage++;

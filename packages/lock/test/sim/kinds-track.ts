@@ -1,7 +1,7 @@
 import { LocksClosedError } from "../../src/errors.js";
 import type { AcquireOptions, LockHandle, MultiLockHandle } from "../../src/types.js";
 import { inRedis } from "./kinds-check.js";
-import type { Kind, KindsState, KProc, Waiting } from "./kinds-state.js";
+import { type Kind, type KindsState, type KProc, keyOf, type Waiting } from "./kinds-state.js";
 import type { Rng } from "./rng.js";
 import { settleBoundOf } from "./weather.js";
 
@@ -38,6 +38,8 @@ export class Tracker {
     const waitMs = this.waitMs();
     let held: LockHandle | undefined;
     let throughout = true;
+    /** Its owner, once the body ran beside another hold of it: a failing release then leaves a count (I11). */
+    let family: string | undefined;
     const stop = this.watch(() => {
       if (held && !inRedis(this.s, kind, held)) throughout = false;
     });
@@ -51,6 +53,7 @@ export class Tracker {
             await body(h);
             if (!inRedis(this.s, kind, h)) throughout = false;
             held = undefined;
+            if (this.s.inFamily(h.owner)) family = h.owner;
           },
           { waitMs, ...this.leaseOpt() },
         ),
@@ -59,6 +62,9 @@ export class Tracker {
         this.s.fail(
           `${p.sim.name}: ${kind} withLock(${resource}) resolved normally, but its owner did not hold it throughout`,
         );
+    } catch (err) {
+      if (family !== undefined) this.s.leftToLease.add(family);
+      throw err;
     } finally {
       stop();
     }
@@ -83,6 +89,13 @@ export class Tracker {
       pausedAtStart: p.pausedTotal,
     };
     this.s.pending.add(w);
+    // Without an owner it may still re-enter a hold of this process through the withLock scope (detached work,
+    // a concurrent child): its failure may leave a count too. A fresh acquire's failure only costs I11 a look.
+    const key = keyOf(kind, resource);
+    const mayReenter =
+      owner !== undefined
+        ? [owner]
+        : [...this.s.unreleased()].filter((x) => x.proc === p && x.h.key === key).map((x) => x.h.owner);
     const settled = () => {
       // A crashed process's calls end only when the run cleans up (close()).
       if (!this.s.pending.delete(w) || p.crashed) return;
@@ -97,6 +110,8 @@ export class Tracker {
       return await fn(settled);
     } catch (err) {
       if (!p.closed && typeof err === "object" && err !== null) this.failedWhileOpen.add(err);
+      // A re-entry that failed may still count in Redis (I11 leaves it to the lease).
+      for (const o of mayReenter) this.s.leftToLease.add(o);
       throw err;
     } finally {
       settled();

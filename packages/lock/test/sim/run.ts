@@ -12,7 +12,7 @@ import { ModelRedis } from "./model.js";
 import { SimNodeClient, type SimNodeSubscriber } from "./redlock.js";
 import { Rng } from "./rng.js";
 import { handedByTainted } from "./taint.js";
-import { drawWeather, settleBoundOf, wakeBoundOf } from "./weather.js";
+import { drawWeather, ORPHAN, settleBoundOf, wakeBoundOf } from "./weather.js";
 import { SimProcess, World } from "./world.js";
 
 /** Settings of one simulated run. */
@@ -71,15 +71,7 @@ const INITIAL_STOCK = 5;
 const RETRY_MAX = 5_000;
 /** A queued waiter looks every third of this; a paused or dead one holds up the queue at most this long. */
 const QUEUE_LEASE = 600;
-/**
- * I11: how long a lock may stay held by an owner nobody will release while its process runs undisturbed (a
- * give-up's release, or a give-back after the answer it waits for: a few round trips of 1–5 ms), and how long
- * after a lost call (the background release's gap, up to 250 ms, then its round trip) or a slow delivery the
- * check waits before judging.
- */
-const ORPHAN_BOUND = 100;
-const LOSS_GRACE = 300;
-const SLOW_GRACE = 50;
+const { boundMs: ORPHAN_BOUND, lossGraceMs: LOSS_GRACE, slowGraceMs: SLOW_GRACE } = ORPHAN;
 
 interface Section {
   resource: string;
@@ -102,8 +94,8 @@ interface Proc {
   sim: SimProcess;
   /** Its connection (with Redlock: one of its node connections, picked at each kill). */
   conn: { kill(): void };
-  /** The single Redis's connection, for when its calls last failed or were slow (I11). */
-  simConn?: SimConnection;
+  /** Its connections (the single Redis's, or one per Redlock node): when their calls last failed or were slow (I11). */
+  conns: SimConnection[];
   locks: Locks;
   closed: boolean;
   pausedTotal: number;
@@ -184,9 +176,10 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     let conn: { kill(): void };
     let subscriber: Proc["subscriber"];
     let ownersRead: Proc["ownersRead"];
-    let simConn: SimConnection | undefined;
+    let conns: SimConnection[];
     if (nodeCount > 0) {
-      const conns = nodes.map((_, j) => new SimConnection(world, sim, faults, () => afterNode(j), true));
+      const nodeConns = nodes.map((_, j) => new SimConnection(world, sim, faults, () => afterNode(j), true));
+      conns = nodeConns;
       const mine = new Set<SimNodeSubscriber>();
       const all = {
         add: (s: SimNodeSubscriber) => {
@@ -195,7 +188,9 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
           return all;
         },
       } as unknown as Set<SimNodeSubscriber>;
-      const clients = conns.map((c, j) => new SimNodeClient(world, sim, faults, c, () => nodes[j]!, j, all));
+      const clients = nodeConns.map(
+        (c, j) => new SimNodeClient(world, sim, faults, c, () => nodes[j]!, j, all),
+      );
       backend = createRedlockBackend({
         clients: clients as unknown as Redis[],
         clock: sim.clock,
@@ -205,7 +200,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         nodeTimeoutMs: faults.commandTimeoutMs,
         prefix: "lock:",
       });
-      conn = { kill: () => redlockRng.pick(conns).kill() };
+      conn = { kill: () => redlockRng.pick(nodeConns).kill() };
       subscriber = () =>
         mine.size === 0
           ? undefined
@@ -228,7 +223,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       });
       backend = b;
       conn = c;
-      simConn = c;
+      conns = [c];
       subscriber = b.subscriber;
       ownersRead = b.ownersRead;
     }
@@ -255,7 +250,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       handles: new Set(),
       subscriber,
       ownersRead,
-      simConn,
+      conns,
       waiting: new Set(),
     });
   }
@@ -386,7 +381,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
         for (const o of redis.liveEntries(`queue:${r}`, `queue-leases:${r}`)) {
           const p = procs[Number(/^p(\d+):/.exec(o)?.[1] ?? -1)];
           if (!p || p.closed || p.sim.pausedUntil! > world.now) continue;
-          if (!p.simConn || world.now - p.simConn.lastLossAt < LOSS_GRACE) continue;
+          if (world.now - lastLossOf(p) < LOSS_GRACE) continue;
           const g = (p.locks as unknown as { gates: Map<string, unknown> }).gates.get(r);
           if (g instanceof Gate && g.queue.some((w) => w.req.owner === o)) continue;
           const id = `${r}\n${o}`;
@@ -405,12 +400,12 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     // is the library's to release at once; until then everyone else waits out the lease. Judged only while
     // its process runs undisturbed: after a lost call or a kill the background release retries (its gap, then
     // its own round trip), after a slow delivery the give-back that waited for it goes out.
-    if (nodeCount === 0) {
+    {
       const seen = new Set<string>();
       for (const r of [...RESOURCES, STOCK_LOCK]) {
-        for (const o of redis.owners(`lock:{${r}}`)) {
+        for (const o of heldBy(`lock:{${r}}`)) {
           const p = procs[Number(/^p(\d+):/.exec(o)?.[1] ?? -1)];
-          if (!p?.simConn || p.closed || !undisturbed(p)) continue;
+          if (!p || p.closed || !undisturbed(p)) continue;
           if (claimed(p, r, o)) continue;
           const id = `${r}\n${o}`;
           seen.add(id);
@@ -427,14 +422,11 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   };
 
   /** Its process ran without a lost call, kill, pause or slow delivery for long enough to have recovered. */
-  const undisturbed = (p: Proc): boolean => {
-    const c = p.simConn!;
-    return (
-      world.now - c.lastLossAt > LOSS_GRACE &&
-      world.now - c.lastSlowAt > SLOW_GRACE &&
-      world.now - (p.sim.pausedUntil ?? Number.NEGATIVE_INFINITY) > SLOW_GRACE
-    );
-  };
+  const undisturbed = (p: Proc): boolean =>
+    world.now - lastLossOf(p) > LOSS_GRACE &&
+    world.now - Math.max(...p.conns.map((c) => c.lastSlowAt)) > SLOW_GRACE &&
+    world.now - (p.sim.pausedUntil ?? Number.NEGATIVE_INFINITY) > SLOW_GRACE;
+  const lastLossOf = (p: Proc): number => Math.max(...p.conns.map((c) => c.lastLossAt));
 
   /**
    * A handle of `o` on `r` that its caller has not released, one granted early from `o`'s hold, or a waiter that

@@ -32,3 +32,11 @@ export const wakeBoundOf = (f: Faults, silentMs: number) => f.commandTimeoutMs +
  */
 export const settleBoundOf = (f: Faults, waitMs: number) =>
   waitMs > 0 ? waitMs + 10 : f.commandTimeoutMs + 2 * f.slowMs + 10;
+
+/**
+ * I11 (a lock held by nobody): how long an owner with no handle, no early grant and no waiter may stay in Redis
+ * while its process runs undisturbed (a give-up's release, or a give-back after the answer it waits for: a few
+ * round trips of 1–5 ms), and how long after a lost call (the background release's gap, up to 250 ms, then its
+ * round trip) or a slow delivery or pause the check waits before judging.
+ */
+export const ORPHAN = { boundMs: 100, lossGraceMs: 300, slowGraceMs: 50 } as const;
