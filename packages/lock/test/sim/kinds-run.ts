@@ -24,6 +24,8 @@ export interface KindsOptions {
   fullTrace?: boolean;
   /** A held lock key vanishes, and in some runs Redis restarts empty (as run.ts's `keyLoss`). */
   keyLoss?: boolean;
+  /** A give-up (an abort, or close()) in the tick of a release (as run.ts's `sameTick`). */
+  sameTick?: boolean;
 }
 
 /** As in run.ts: a refused waiter's timer runs up to its PTTL, so a missed wake-up shows (500 ms would hide it). */
@@ -49,6 +51,7 @@ export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promi
   world.log(`permits ${JSON.stringify([...permits])}, lease ${lease} ms`);
   const silentMs = opts.keyLoss ? lease : 0;
   const s = new KindsState(world, () => redis, faults, permits, wakeBoundOf(faults, silentMs));
+  if (opts.sameTick) s.sameTick = new Rng((seed * 92_821 + 19) >>> 0);
   const tasks = new KindsTasks(s, rng);
   const mutexSubs = new Set<SimSubscriber>();
   const sharedSubs = new Set<SimNodeSubscriber>();

@@ -3,6 +3,7 @@ import { fenceKey, lockKey } from "../../src/resource.js";
 import type { LockHandle, RedisLocks } from "../../src/types.js";
 import type { Faults, SimConnection } from "./backend.js";
 import type { ModelRedis } from "./model.js";
+import type { Rng } from "./rng.js";
 import { SharedModel } from "./shared-model.js";
 import { handedByTainted } from "./taint.js";
 import type { SimProcess, World } from "./world.js";
@@ -134,6 +135,10 @@ export class KindsState {
   readonly leftToLease = new Set<string>();
   /** key + owner → since when I11 found that owner in Redis with nobody in its process to release it. */
   readonly orphanSince = new Map<string, number>();
+  /** Acquires still waiting that carry an abort signal: what `--same-tick` may abort in a release's tick. */
+  readonly abortable = new Set<{ proc: KProc; key: string; ac: AbortController }>();
+  /** `--same-tick` (run.ts): set by the run, with a random stream of its own. */
+  sameTick: Rng | undefined;
   /** How many handles each owner was given: more than one is a family (a hold and its re-entries). */
   readonly handlesOf = new Map<string, number>();
   inFamily(owner: string): boolean {
@@ -153,14 +158,42 @@ export class KindsState {
     this.kept.add(held);
     this.handlesOf.set(h.owner, (this.handlesOf.get(h.owner) ?? 0) + 1);
     const release = h.release.bind(h);
-    h.release = () =>
-      release().catch((err: unknown) => {
+    h.release = () => {
+      const giveUp = this.sameTickGiveUp(proc, h.key);
+      const before = giveUp !== undefined && this.sameTick!.chance(0.5);
+      if (before) giveUp();
+      const out = release().catch((err: unknown) => {
         if (this.inFamily(h.owner)) this.leftToLease.add(h.owner);
         throw err;
       });
+      if (giveUp && !before) giveUp();
+      return out;
+    };
     this.stats.acquired++;
     if ((h as { handedBy?: string }).handedBy !== undefined) this.earlyHolds.push(h);
     if ((h as { byMessage?: boolean }).byMessage) this.byMessage++;
+  }
+
+  /**
+   * `--same-tick`: what gives up in the tick of a release of `key` in `proc`: one of its acquires of that lock
+   * aborted (a semaphore's release may have just granted it the freed permit), or (rarely) the process closed.
+   */
+  private sameTickGiveUp(proc: KProc, key: string): (() => void) | undefined {
+    const rng = this.sameTick;
+    if (!rng || proc.closed || proc.crashed || !rng.chance(0.5)) return undefined;
+    if (rng.chance(0.05))
+      return () => {
+        this.world.log(`${proc.sim.name} close() in the tick of a release of ${key}`);
+        proc.closed = true;
+        void proc.locks.close();
+      };
+    const mine = [...this.abortable].filter((x) => x.proc === proc && x.key === key && !x.ac.signal.aborted);
+    if (mine.length === 0) return undefined;
+    const victim = rng.pick(mine);
+    return () => {
+      this.world.log(`${proc.sim.name} an acquire of ${key} aborted in the tick of its release`);
+      victim.ac.abort(new Error("sim abort in the release's tick"));
+    };
   }
 
   /** Mutex holds taken from another process's handoff message (core/by-message.ts), for the run's stats. */

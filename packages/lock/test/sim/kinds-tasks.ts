@@ -98,10 +98,10 @@ export class KindsTasks {
   private async semAcquire(p: KProc, r: string): Promise<void> {
     const sem = p.locks.semaphore(r, this.t.s.permits.get(r)!);
     const waitMs = this.t.waitMs();
-    const signal = this.t.abortSignal(p);
-    const h = await this.t.tracked(p, "permit", r, undefined, waitMs, () =>
-      sem.acquire({ waitMs, signal, ...this.t.leaseOpt() }),
-    );
+    const { signal, done } = this.t.abortSignal(p, "permit", r);
+    const h = await this.t
+      .tracked(p, "permit", r, undefined, waitMs, () => sem.acquire({ waitMs, signal, ...this.t.leaseOpt() }))
+      .finally(done);
     this.t.returned(p, h, "permit");
     if (this.t.rng.chance(0.3)) {
       const again = await this.t.tracked(p, "permit", r, h.owner, 0, () =>
@@ -188,10 +188,12 @@ export class KindsTasks {
     const rw = p.locks.readWrite(r);
     const kind = this.t.rng.chance(0.4) ? "write" : "read";
     const waitMs = this.t.waitMs();
-    const signal = this.t.abortSignal(p);
-    const h = await this.t.tracked(p, kind, r, undefined, waitMs, () =>
-      rw[kind].acquire({ waitMs, signal, ...this.t.leaseOpt() }),
-    );
+    const { signal, done } = this.t.abortSignal(p, kind, r);
+    const h = await this.t
+      .tracked(p, kind, r, undefined, waitMs, () =>
+        rw[kind].acquire({ waitMs, signal, ...this.t.leaseOpt() }),
+      )
+      .finally(done);
     this.t.returned(p, h, kind);
     if (this.t.rng.chance(0.3)) await this.reenterByOwner(p, rw, h, kind);
     await p.sim.sleep(this.t.rng.int(1, 150));

@@ -165,11 +165,14 @@ export class Tracker {
     return this.rng.chance(0.3) ? { leaseMs: this.rng.int(100, LEASE) } : {};
   }
 
-  abortSignal(p: KProc): AbortSignal {
+  /** An abort signal for an acquire of `kind` on `resource`; `done()` once that acquire settled. */
+  abortSignal(p: KProc, kind: Kind, resource: string): { signal: AbortSignal; done(): void } {
     const ac = new AbortController();
     if (this.rng.chance(0.3))
       p.sim.clock.setTimer(() => ac.abort(new Error("sim abort")), this.rng.int(1, 400));
-    return ac.signal;
+    const entry = { proc: p, key: keyOf(kind, resource), ac };
+    this.s.abortable.add(entry);
+    return { signal: ac.signal, done: () => this.s.abortable.delete(entry) };
   }
 
   /** A check every 7 virtual ms (on the world's clock: it runs while the process is paused); returns its stop. */

@@ -25,6 +25,7 @@ const KINDS = process.env.SIM_KINDS === "1";
 /** `npm test`'s share of --kinds seeds (about 15 s on an idle 2-core machine). */
 const KINDS_SEEDS = 200;
 const KINDS_KEY_LOSS_SEEDS = 60;
+const KINDS_SAME_TICK_SEEDS = 200;
 /** Appends a progress line every 1000 seeds (long runs). */
 const PROGRESS = process.env.SIM_PROGRESS_FILE;
 
@@ -56,7 +57,7 @@ describe("deterministic simulation of the lock", () => {
       const kinds = new Map<string, { count: number; first: number }>();
       for (let seed = FIRST; seed < FIRST + SEEDS; seed++) {
         const r = KINDS
-          ? await runKindsSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS })
+          ? await runKindsSeed(seed, { fullTrace: TRACE, keyLoss: KEY_LOSS, sameTick: SAME_TICK })
           : await runSeed(seed, {
               fullTrace: TRACE,
               keyLoss: KEY_LOSS,
@@ -139,14 +140,15 @@ describe("deterministic simulation of the lock", () => {
 
   // Semaphores, read-write locks and multi-resource acquires (kinds-run.ts).
   it.skipIf(process.env.SIM_SEED !== undefined || process.env.SIM_SEEDS !== undefined)(
-    `keeps every invariant of semaphores, read-write locks and multi-resource acquires over ${KINDS_SEEDS} seeds, ${KINDS_KEY_LOSS_SEEDS} with --key-loss (--kinds)`,
+    `keeps every invariant of semaphores, read-write locks and multi-resource acquires over ${KINDS_SEEDS} seeds, ${KINDS_KEY_LOSS_SEEDS} with --key-loss and ${KINDS_SAME_TICK_SEEDS} with --same-tick (--kinds)`,
     async () => {
-      for (const [keyLoss, seeds, flags] of [
-        [false, KINDS_SEEDS, "--kinds"],
-        [true, KINDS_KEY_LOSS_SEEDS, "--kinds --key-loss"],
+      for (const [keyLoss, seeds, flags, sameTick] of [
+        [false, KINDS_SEEDS, "--kinds", false],
+        [true, KINDS_KEY_LOSS_SEEDS, "--kinds --key-loss", false],
+        [false, KINDS_SAME_TICK_SEEDS, "--kinds --same-tick", true],
       ] as const) {
         for (let seed = 1; seed <= seeds; seed++) {
-          const r = await runKindsSeed(seed, { keyLoss });
+          const r = await runKindsSeed(seed, { keyLoss, sameTick });
           if (!r.ok) expect.fail(`${flags} ${report(r).replace(replay(seed), `${replay(seed)} ${flags}`)}`);
         }
       }
