@@ -20,8 +20,9 @@ export interface LateHandle {
 }
 
 /**
- * Releases (and leaves of the waiter queue) whose call never got a reply (Redis unreachable), retried in the background so a lock that
- * survived the outage (AOF) does not block everyone until its lease runs out. One unref'd timer per Locks.
+ * Releases (and leaves of the waiter queue) whose call never got a reply (Redis unreachable), retried in the
+ * background so a lock that survived the outage (AOF) does not block everyone until its lease runs out. One
+ * unref'd timer per Locks.
  * Retries stop at the first reply of any kind, at the handle's local deadline, and on close().
  * The release script is owner-checked, so a late attempt can never delete or decrement another owner's lock:
  * if the lease ran out and someone else took it, the answer is not-owner. The core retries only releases
