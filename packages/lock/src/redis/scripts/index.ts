@@ -5,6 +5,8 @@ import { acquireMany } from "./acquire-many.js";
 import { fencedRead } from "./fenced-read.js";
 import { fencedWrite } from "./fenced-write.js";
 import { leave } from "./leave.js";
+import { redlockAcquire } from "./redlock-acquire.js";
+import { redlockRelease } from "./redlock-release.js";
 import { release } from "./release.js";
 import { releaseMany } from "./release-many.js";
 import { renew } from "./renew.js";
@@ -33,6 +35,12 @@ export const scripts = [
   sharedRenewMany,
   sharedWithdraw,
 ] as const;
+
+/**
+ * Every script of the library, for the never-resend guard: the ones above, and Redlock's two, which
+ * src/redlock/send.ts sends itself (to know whether a call left the process) on the same node clients.
+ */
+const neverSentTwice = [...scripts, redlockAcquire, redlockRelease] as const;
 
 type K = string;
 /** How a shared lock is taken (shared-acquire.ts): a semaphore permit, a read hold or a write hold. */
@@ -149,7 +157,7 @@ const defined = new WeakSet<object>();
  */
 export function withScripts(redis: RedisClient): ScriptCommands {
   if (!defined.has(redis)) {
-    neverResend(redis, scripts);
+    neverResend(redis, neverSentTwice);
     for (const s of scripts) {
       if (typeof (redis as unknown as Record<string, unknown>)[s.name] !== "function") {
         redis.defineCommand(s.name, s.numberOfKeys === undefined ? { lua: s.lua } : s);
