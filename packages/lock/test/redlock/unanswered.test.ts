@@ -10,6 +10,9 @@
 //   under the library's never-resend guard (src/redis/no-resend.ts), so such a release was never retried and
 //   such an attempt's grant never undone: held by nobody for the lease. Now they fail with ReplyLostError when
 //   the connection closes, like the library's other scripts, and the retry or the undo follows.
+// - Such a retry must not outlive the owner's next attempt: sent after the same owner acquired again, it would
+//   delete the new grant on those nodes and let a second holder in. A new attempt drops the owner's retries not
+//   yet sent (node-releases.ts, `supersede`); until now only the simulation checked it.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ReplyCutter, startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
@@ -102,6 +105,34 @@ it("an attempt a majority ran but whose answers were lost with the connection (n
   for (const c of cutters) c.cut();
 
   await expectFreeSoon(r, key);
+  await rl.close();
+  for (const c of clients) c.disconnect();
+});
+
+it("a release still to be retried is dropped when the same owner acquires again: the new grant stays, nobody else gets in", async () => {
+  const clients = await nodeClients();
+  const rl = createRedlock({ clients, leaseMs: LEASE_MS, waitMs: 0, nodeTimeoutMs: 500 });
+  const r = uniq("rl.release-superseded");
+  const h = await rl.acquire(r);
+
+  for (const c of cutters) c.dropRequests();
+  expect(await h.release().catch((e: unknown) => e)).toBeInstanceOf(QuorumError);
+  const back = clients.slice(1).map((c) => new Promise((resolve) => c.once("ready", resolve)));
+  for (const c of cutters) c.cut();
+  // Back before the first retry (every lease/10, at most 200 ms, ± 25 %), the same owner takes the lock again:
+  // nodes 1 and 2 still hold its old grant, which its new attempt counts as a yes.
+  await Promise.all(back);
+  const again = await rl.acquire(r, { owner: h.owner });
+  expect(again.owner).toBe(h.owner);
+
+  // Well past several retries: a retry sent now would delete the new grant on nodes 1 and 2.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  expect(await heldOn(again.key)(), "the new grant is on every node").toBe(3);
+  const other = createRedlock({ clients: nodes.clients, leaseMs: 3_000, waitMs: 0 });
+  expect(await other.tryAcquire(r), "a second holder").toBeNull();
+  await other.close();
+  await again.release();
+  expect(await heldOn(again.key)()).toBe(0);
   await rl.close();
   for (const c of clients) c.disconnect();
 });
