@@ -4,7 +4,8 @@
 // it without stopping (a known bug already reported); `--key-loss` adds the fault of a held lock key vanishing;
 // `--extra` the workloads added after the first catch measurements (long leases, re-entry outliving its outer);
 // `--kinds` runs semaphores, read-write locks and multi-resource acquires (test/sim/kinds-run.ts) instead of the
-// mutex run (with `--key-loss` too; test/sim/README.md lists the reported bugs `--ignore` may skip). Sets
+// mutex run (with `--key-loss` too; test/sim/README.md lists the reported bugs `--ignore` may skip); `--same-tick` a
+// give-up in the tick of a release in that process, `--peer-tick` in another process (mutex runs only). Sets
 // SIM_SEEDS / SIM_SEED / SIM_TRACE / SIM_ALL for test/sim/sim.test.ts and runs it with a config that starts no
 // Redis or PostgreSQL (the simulation needs neither).
 import { spawn } from "node:child_process";
@@ -16,7 +17,7 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const env = { ...process.env };
 const usage =
-  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--redlock] [--kinds] [--same-tick] [--ignore REGEX]";
+  "usage: sim.mjs [--seeds N] [--from N] [--seed N] [--trace] [--all] [--key-loss] [--extra] [--redlock] [--kinds] [--same-tick] [--peer-tick] [--ignore REGEX]";
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   const num = () => {
@@ -40,6 +41,7 @@ for (let i = 0; i < args.length; i++) {
   else if (a === "--redlock") env.SIM_REDLOCK = "1";
   else if (a === "--kinds") env.SIM_KINDS = "1";
   else if (a === "--same-tick") env.SIM_SAME_TICK = "1";
+  else if (a === "--peer-tick") env.SIM_PEER_TICK = "1";
   else if (a === "--ignore") env.SIM_IGNORE = args[++i];
   else {
     console.error(`unknown argument ${a}\n${usage}`);

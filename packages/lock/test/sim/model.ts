@@ -46,7 +46,9 @@ const since = (o: string) => `since ${o}`;
 export class ModelRedis {
   private data = new Map<string, Entry>();
   /** Handoffs made: to another process's queued waiter (release code 3), to the releaser's own next (4). */
-  readonly handoffs = { queued: 0, next: 0 };
+  /** Grants handed over in a release (to the queue's head, or to the `next` it named), and those a leave found
+   * handed to its own waiter, which had given up meanwhile (passed on, or handed over as a release). */
+  readonly handoffs = { queued: 0, next: 0, toLeaver: 0 };
   /**
    * Messages the single-Redis scripts published, in order: [channel, message] (`1`, or `c:<owner> <token> <qlease>`
    * on the handoff channel of the owner's instance, which is the third element).
@@ -415,6 +417,7 @@ export class ModelRedis {
     const { q, qt, qlease } = queue;
     const h = this.hash(key);
     if (h?.get("~handed") === owner) {
+      this.handoffs.toLeaver++;
       if (successor !== "") {
         this.dropEntry(q, qt, successor);
         const token = this.nextToken(fence);

@@ -37,6 +37,12 @@ export interface SimOptions {
    * process is closed there instead. Its local waiter may be granted the lock early by that very release.
    */
   sameTick?: boolean;
+  /**
+   * A release in one process and a give-up in another at the same moment (`--peer-tick`): an acquire of the same
+   * resource waiting in another process is aborted just before or just after the release is called. Its leave
+   * then races the release's handoff, which may have just named that process's waiter.
+   */
+  peerTick?: boolean;
 }
 
 export interface SimResult {
@@ -50,6 +56,8 @@ export interface SimResult {
     earlyRefused?: number;
     /** Holds taken from another process's handoff message (core/by-message.ts). */
     byMessage?: number;
+    /** Leaves that found the lock handed to their waiter, which had given up meanwhile. */
+    handedToLeaver?: number;
     /**
      * Kinds runs (kinds-run.ts): multi-resource acquires made, readers' upgrades granted, refused attempts, and
      * semaphore waiters that gave up passing their process's place in the queue on.
@@ -140,6 +148,8 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   const readRng = new Rng((seed * 48_271 + 13) >>> 0);
   // Its own stream too, drawn only with --same-tick.
   const tickRng = new Rng((seed * 92_821 + 19) >>> 0);
+  // And one for --peer-tick.
+  const peerRng = new Rng((seed * 15_485_863 + 29) >>> 0);
   const nodeCount = opts.redlock ? (redlockRng.chance(0.5) ? 3 : 5) : 0;
   const quorum = Math.floor(nodeCount / 2) + 1;
   const nodes = Array.from({ length: nodeCount }, () => new ModelRedis(() => world.now));
@@ -301,6 +311,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     early: 0,
     earlyRefused: 0,
     byMessage: 0,
+    handedToLeaver: 0,
   };
   const earlyHolds: LockHandle[] = [];
   let sold = 0;
@@ -477,11 +488,15 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
       const giveUp = opts.sameTick ? sameTickGiveUp(p, h.resource) : undefined;
       const before = giveUp !== undefined && tickRng.chance(0.5);
       if (before) giveUp();
+      const peerGiveUp = opts.peerTick ? peerTickGiveUp(p, h.resource) : undefined;
+      const peerBefore = peerGiveUp !== undefined && peerRng.chance(0.5);
+      if (peerBefore) peerGiveUp();
       const out = release().catch((err: unknown) => {
         for (const x of p.handles) if (x !== h && x.owner === h.owner) reentryFailed(h.owner);
         throw err;
       });
       if (giveUp && !before) giveUp();
+      if (peerGiveUp && !peerBefore) peerGiveUp();
       return out;
     };
     p.handles.add(h);
@@ -508,6 +523,20 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
     return () => {
       world.log(`${p.sim.name} an acquire of ${resource} aborted in the tick of its release`);
       victim.ac.abort(new Error("sim abort in the release's tick"));
+    };
+  }
+
+  /** `--peer-tick`: an acquire of `resource` waiting in a process other than `p` to abort at `p`'s release, if any. */
+  function peerTickGiveUp(p: Proc, resource: string): (() => void) | undefined {
+    if (!peerRng.chance(0.5)) return undefined;
+    const theirs = procs
+      .filter((q) => q !== p && !q.closed)
+      .flatMap((q) => [...q.waiting].filter((x) => x.resource === resource).map((x) => ({ q, x })));
+    if (theirs.length === 0) return undefined;
+    const { q, x } = peerRng.pick(theirs);
+    return () => {
+      world.log(`${q.sim.name}: an acquire of ${resource} aborted in the tick of ${p.sim.name}'s release`);
+      x.ac.abort(new Error("sim abort in another process's release tick"));
     };
   }
 
@@ -823,6 +852,7 @@ export async function runSeed(seed: number, opts: SimOptions = {}): Promise<SimR
   }
   stats.sold = sold;
   stats.handoffs = redis.handoffs.queued + redis.handoffs.next;
+  stats.handedToLeaver = redis.handoffs.toLeaver;
   stats.early = earlyHolds.length;
   stats.earlyRefused = earlyHolds.filter(
     (h) => (h as { lostError?: { reason: string } }).lostError?.reason === "handoff-refused",

@@ -20,6 +20,8 @@ const EXTRA = process.env.SIM_EXTRA === "1";
 const REDLOCK = process.env.SIM_REDLOCK === "1";
 /** A release and a give-up (an abort, or close()) in one tick (`--same-tick`). */
 const SAME_TICK = process.env.SIM_SAME_TICK === "1";
+/** A release in one process and a give-up in another at the same moment (`--peer-tick`). */
+const PEER_TICK = process.env.SIM_PEER_TICK === "1";
 /** Semaphores, read-write locks and multi-resource acquires (kinds-run.ts) instead of the mutex run (`--kinds`). */
 const KINDS = process.env.SIM_KINDS === "1";
 /** `npm test`'s share of --kinds seeds (about 15 s on an idle 2-core machine). */
@@ -52,6 +54,7 @@ describe("deterministic simulation of the lock", () => {
       let early = 0;
       let earlyRefused = 0;
       let byMessage = 0;
+      let handedToLeaver = 0;
       const kindsStats = { multi: 0, upgrades: 0, contended: 0, placesPassed: 0, permitsHanded: 0 };
       /** Failing seeds by kind of violation (names and numbers blanked): how many, and the first. */
       const kinds = new Map<string, { count: number; first: number }>();
@@ -64,6 +67,7 @@ describe("deterministic simulation of the lock", () => {
               extra: EXTRA,
               redlock: REDLOCK,
               sameTick: SAME_TICK,
+              peerTick: PEER_TICK,
             });
         events += r.stats.events;
         acquired += r.stats.acquired;
@@ -72,6 +76,7 @@ describe("deterministic simulation of the lock", () => {
         early += r.stats.early ?? 0;
         earlyRefused += r.stats.earlyRefused ?? 0;
         byMessage += r.stats.byMessage ?? 0;
+        handedToLeaver += r.stats.handedToLeaver ?? 0;
         kindsStats.multi += r.stats.multi ?? 0;
         kindsStats.upgrades += r.stats.upgrades ?? 0;
         kindsStats.contended += r.stats.contended ?? 0;
@@ -109,7 +114,7 @@ describe("deterministic simulation of the lock", () => {
           `${failures} failing seed(s)${failures > failed.length ? ", the first 50" : ""}: ${failed.map((r) => r.seed).join(", ")}\n${summary}\n${report(failed[0]!)}`,
         );
       console.log(
-        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs (${early} granted early, ${earlyRefused} taken back, ${byMessage} held from the message), ${keysLost} lock keys lost${KINDS ? `, ${kindsStats.multi} multi-resource acquires, ${kindsStats.upgrades} upgrades, ${kindsStats.contended} refused attempts, ${kindsStats.placesPassed} semaphore places passed on, ${kindsStats.permitsHanded} permits handed on in a release` : ""}, ${secs} s`,
+        `sim: ${SEEDS} seeds${ignored ? ` (${ignored} failing as SIM_IGNORE allows)` : ""}, ${events} steps, ${acquired} acquisitions, ${handoffs} handoffs (${early} granted early, ${earlyRefused} taken back, ${byMessage} held from the message, ${handedToLeaver} to a waiter that had given up), ${keysLost} lock keys lost${KINDS ? `, ${kindsStats.multi} multi-resource acquires, ${kindsStats.upgrades} upgrades, ${kindsStats.contended} refused attempts, ${kindsStats.placesPassed} semaphore places passed on, ${kindsStats.permitsHanded} permits handed on in a release` : ""}, ${secs} s`,
       );
     },
     Math.max(600_000, SEEDS * 2_000),
@@ -117,15 +122,17 @@ describe("deterministic simulation of the lock", () => {
 
   // The opt-in modes (README): a lost lock key, the workloads added to catch defects 3 and 8 (an outer
   // hold released before its re-entry, a subscriber dying with a release message in flight), Redlock
-  // over 3 or 5 nodes, and a give-up in the tick of a release (defect 11). Run by plain `npm test` only; test:sim runs whatever its flags say in the test above.
+  // over 3 or 5 nodes, a give-up in the tick of a release (defect 11), and one in another process at that moment.
+  // Run by plain `npm test` only; test:sim runs whatever its flags say in the test above.
   it.skipIf(process.env.SIM_SEED !== undefined || process.env.SIM_SEEDS !== undefined)(
-    "keeps every invariant over 800 seeds with --extra, 300 with --key-loss, 500 with --redlock and 500 with --same-tick",
+    "keeps every invariant over 800 seeds with --extra, 300 with --key-loss, 500 with --redlock, 500 with --same-tick and 300 with --peer-tick",
     async () => {
       for (const [opts, seeds, flag] of [
         [{ extra: true }, 800, "--extra"],
         [{ keyLoss: true }, 300, "--key-loss"],
         [{ redlock: true }, 500, "--redlock"],
         [{ sameTick: true }, 500, "--same-tick"],
+        [{ peerTick: true }, 300, "--peer-tick"],
       ] as const) {
         for (let seed = 1; seed <= seeds; seed++) {
           const r = await runSeed(seed, opts);
