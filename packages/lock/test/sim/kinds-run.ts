@@ -155,6 +155,7 @@ export async function runKindsSeed(seed: number, opts: KindsOptions = {}): Promi
       sold: 0,
       keysLost,
       handoffs: redis.handoffs.queued + redis.handoffs.next,
+      handedToLeaver: redis.handoffs.toLeaver,
       early: s.earlyHolds.length,
       byMessage: s.byMessage,
       earlyRefused: s.earlyHolds.filter(
