@@ -59,7 +59,7 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
       const token = fence === null ? null : Number(fence);
       if (token !== null && !Number.isSafeInteger(token)) {
         // Past 2^53 - 1 a JavaScript number rounds: two grants could carry the same token. Not handed out.
-        await pool.query(named("release", [resource, owner, leaseMs])).catch(() => {});
+        await pool.query(named("release", [resource, owner, leaseMs, null])).catch(() => {});
         throw new LockError(
           `the fencing token ${fence} for "${resource}" is past 2^53 - 1, where JavaScript numbers round and two grants could share a token, so the lock was given back: ${t.sequence} was raised past what migratePgLocks' fenceAtLeast allows; lower it (and reset any store that keeps the highest token it saw)`,
         );
@@ -100,8 +100,10 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
       return ids.map((id) => id !== null && held.has(id));
     },
 
-    async release(resource, _key, owner, leaseMs): Promise<ReleaseReply> {
-      const { rows } = await pool.query<{ count: number }>(named("release", [resource, owner, leaseMs]));
+    async release(resource, _key, owner, leaseMs, token): Promise<ReleaseReply> {
+      const { rows } = await pool.query<{ count: number }>(
+        named("release", [resource, owner, leaseMs, token]),
+      );
       const row = rows[0];
       if (!row) return [0];
       return row.count > 0 ? [1, row.count] : [2];

@@ -105,8 +105,10 @@ WHERE t.resource = i.resource AND t.owner = i.owner AND t.expires_at > now()
 RETURNING t.resource, t.owner`,
 
     /**
-     * $1 resource, $2 owner, $3 leaseMs. No row → not-owner; count left > 0 → decremented (lease raised,
-     * never lowered); 0 → freed, and NOTIFY in the same statement (so at its commit) if a waiter marked it.
+     * $1 resource, $2 owner, $3 leaseMs, $4 the hold's token (null: unknown). No row → not-owner (also when the
+     * row was granted afresh since, to the same owner name: a late retry of an old hold's release must not free
+     * the new grant); count left > 0 → decremented (lease raised, never lowered); 0 → freed, and NOTIFY in the
+     * same statement (so at its commit) if a waiter marked it.
      */
     release: `
 WITH r AS (
@@ -114,7 +116,7 @@ WITH r AS (
     count = count - 1,
     owner = CASE WHEN count > 1 THEN owner END,
     expires_at = CASE WHEN count > 1 THEN GREATEST(expires_at, now() + ${ms("$3")}) ELSE now() END
-  WHERE resource = $1 AND owner = $2 AND expires_at > now()
+  WHERE resource = $1 AND owner = $2 AND expires_at > now() AND ($4::bigint IS NULL OR fence = $4::bigint)
   RETURNING count, waiters
 )
 SELECT count, CASE WHEN count = 0 AND waiters THEN pg_notify('${PG_CHANNEL}', $1::text) END AS notified

@@ -46,6 +46,39 @@ describe("PostgreSQL backend: a statement whose connection is cut", () => {
     });
   });
 
+  // Found by a black-box chaos probe (two holders for 155 ms): the release statement matched resource and owner
+  // only, so the background retry of an old hold's release freed a newer grant to the same owner name.
+  it("a release whose reply was lost, retried in the background, does not free a newer grant to the same owner: no second holder", async () => {
+    const cutter = await startReplyCutter(inject("pgUrl"));
+    const pool = await pgPoolThrough(cutter);
+    const { locks } = makePgLocks(pool, { leaseMs: LEASE_MS });
+    const { locks: theirs } = makePgLocks(direct);
+    const res = uniq("pg-regrant");
+    try {
+      const first = await locks.acquire(res);
+      // The release runs and commits; its reply never comes back.
+      cutter.holdReplies();
+      const released = first.release().catch((e: unknown) => e);
+      await vi.waitFor(async () => expect((await row(direct, res))?.live).toBe(false));
+      cutter.cut();
+      expect(isPgUnavailable(await released)).toBe(true);
+      // The same owner name takes the lock afresh before the background retry of the old release goes out.
+      const again = await locks.acquire(res, { owner: first.owner, waitMs: WAIT_MS });
+      expect(again.token).toBeGreaterThan(first.token!);
+      // Well past the retry's gap: a retry that matched owner alone would have freed the new grant by now.
+      await sleep(600);
+      expect((await row(direct, res))?.live, "the new grant was freed").toBe(true);
+      expect(again.isHeld()).toBe(true);
+      expect(await theirs.tryAcquire(res), "a second holder").toBeNull();
+      await again.release();
+    } finally {
+      await locks.close();
+      await theirs.close();
+      await pool.end();
+      await cutter.close();
+    }
+  });
+
   it("isPgUnavailable: no answer is unavailable; a SQL error is the server's answer", async () => {
     const refused = new pg.Pool({ connectionString: "postgres://nobody@127.0.0.1:1/none" });
     const noServer = await refused.query("SELECT 1").catch((e: unknown) => e);
