@@ -49,12 +49,7 @@ describe("PostgreSQL backend: a statement whose connection is cut", () => {
   // Found by a black-box chaos probe (two holders for 155 ms): the release statement matched resource and owner
   // only, so the background retry of an old hold's release freed a newer grant to the same owner name.
   it("a release whose reply was lost, retried in the background, does not free a newer grant to the same owner: no second holder", async () => {
-    const cutter = await startReplyCutter(inject("pgUrl"));
-    const pool = await pgPoolThrough(cutter);
-    const { locks } = makePgLocks(pool, { leaseMs: LEASE_MS });
-    const { locks: theirs } = makePgLocks(direct);
-    const res = uniq("pg-regrant");
-    try {
+    await withCutter(async ({ cutter, locks, theirs, res }) => {
       const first = await locks.acquire(res);
       // The release runs and commits; its reply never comes back.
       cutter.holdReplies();
@@ -71,12 +66,7 @@ describe("PostgreSQL backend: a statement whose connection is cut", () => {
       expect(again.isHeld()).toBe(true);
       expect(await theirs.tryAcquire(res), "a second holder").toBeNull();
       await again.release();
-    } finally {
-      await locks.close();
-      await theirs.close();
-      await pool.end();
-      await cutter.close();
-    }
+    });
   });
 
   it("isPgUnavailable: no answer is unavailable; a SQL error is the server's answer", async () => {
@@ -101,16 +91,26 @@ describe("PostgreSQL backend: a statement whose connection is cut", () => {
 async function throughCutter(
   cut: (t: { cutter: ReplyCutter; locks: Locks; res: string }) => Promise<void>,
 ): Promise<void> {
+  await withCutter(async (t) => {
+    await cut(t);
+    const h = await t.theirs.acquire(t.res, { waitMs: WAIT_MS });
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+  });
+}
+
+/** A Locks (fixed leases of LEASE_MS) whose pool goes through a reply cutter, another on the direct pool, and a
+ * fresh resource; all closed after `fn`. */
+async function withCutter(
+  fn: (t: { cutter: ReplyCutter; locks: Locks; theirs: Locks; res: string }) => Promise<void>,
+): Promise<void> {
   const cutter = await startReplyCutter(inject("pgUrl"));
   const pool = await pgPoolThrough(cutter);
   const { locks } = makePgLocks(pool, { leaseMs: LEASE_MS });
   const { locks: theirs } = makePgLocks(direct);
   const res = uniq("pg-cut");
   try {
-    await cut({ cutter, locks, res });
-    const h = await theirs.acquire(res, { waitMs: WAIT_MS });
-    expect(h.isHeld()).toBe(true);
-    await h.release();
+    await fn({ cutter, locks, theirs, res });
   } finally {
     await locks.close();
     await theirs.close();
