@@ -43,6 +43,8 @@ export interface HandleHost {
    */
   sendAfterIo<T>(send: () => Promise<T>, early: EarlyGrant): Promise<T>;
   settleNamed(named: Named | undefined, reply: ReleaseReply | undefined, queued: QueueStanding): void;
+  /** A release of this hold was answered (after settleNamed). */
+  releaseAnswered(resource: string, reply: ReleaseReply): void;
 }
 
 /** held → lost (renewal refused, deadline passed, or release found another owner) | released. */
@@ -281,6 +283,7 @@ export class Handle implements LockHandle, ReleaseListener {
       throw err;
     }
     this.host.settleNamed(named, reply, "none");
+    this.host.releaseAnswered(this.resource, reply);
     if (!this.ownOwner) this.host.reentryAnswered(this);
     if (early && reply[0] !== 4) {
       // Announced as released when the early grant was made; the store says otherwise.

@@ -441,6 +441,19 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     w.wake?.();
   }
 
+  /**
+   * A release of ours that freed the lock wakes this process's next waiter at once, on a store that neither
+   * hands the lock over in the release nor queues (PostgreSQL, Redlock). There only the release message woke it,
+   * which this process's own release need not wait for: with the LISTEN connection out of reach (a pool that
+   * could not connect it) each local handoff waited for a fallback look, 200 local waiters drained at two a
+   * second and most timed out. A message that follows may wake the next head for one refused look.
+   */
+  releaseAnswered(resource: string, reply: ReleaseReply): void {
+    if (reply[0] !== 2 || this.backend.handsOver || this.backend.queues) return;
+    const g = this.gates.get(resource);
+    if (g instanceof Gate) g.onRelease();
+  }
+
   /** The answer of a release whose named waiter was granted the lock early: confirms it, or takes it back. */
   private settleEarly(named: Named, reply: ReleaseReply | undefined): void {
     const { g, w, early } = named;

@@ -163,4 +163,38 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
       }
     });
   }
+
+  // Found by the bench: in one round of (c) the LISTEN connection was not to be had, and only the NOTIFY woke
+  // this process's next waiter after its own release, so each of 200 local handoffs waited for a fallback look
+  // and 189 of them timed out.
+  it("without a LISTEN connection, a release wakes the next waiter of its own Locks at once", async () => {
+    const name = uniq("no-listen");
+    const own = await pgPool(4, name);
+    // The listener checks its connection out with pool.connect(); statements go through pool.query. Refuse the
+    // former as a server at max_connections does.
+    const connect = own.connect.bind(own) as (cb: unknown) => void;
+    const refuse = (cb?: unknown) =>
+      cb === undefined
+        ? Promise.reject(Object.assign(new Error("sorry, too many clients already"), { code: "53300" }))
+        : connect(cb);
+    own.connect = refuse as unknown as typeof own.connect;
+    try {
+      const { locks } = locksOn(own, patient);
+      const r = uniq("no-listen");
+      const outcomes = await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const h = await locks.acquire(r);
+          await sleep(5);
+          await h.release();
+          return "held";
+        }).map((p) => p.catch((e: unknown) => (e as Error).name)),
+      );
+      // Without the wake, the second waiter slept until its fallback look (10 s), past waitMs.
+      expect(outcomes).toEqual(["held", "held", "held", "held", "held"]);
+      expect(await listenSessions(name)).toBe(0);
+    } finally {
+      await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
+      await own.end();
+    }
+  });
 });
