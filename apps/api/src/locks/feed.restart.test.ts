@@ -99,4 +99,26 @@ describe("the lock observer after a Redis restart", () => {
     await admin.config("SET", "notify-keyspace-events", "");
     await vi.waitFor(async () => expect(await notifyFlags()).toMatch(/K/), { timeout: 3_000, interval: 50 });
   });
+
+  // Found by probing the live view: with notifications turned off by an operator the view stood still, the
+  // header still live, until the 60 s resync.
+  it("an operator turns notifications off: they are on again at the next check, and a lock taken meanwhile is shown", async () => {
+    const feed = new LockFeed({
+      redis: t.redis,
+      sources: () => lockSources(t.ctx),
+      instanceId: uid("feed"),
+      logger: pino({ level: "silent" }),
+      lingerMs: 0,
+      notificationsCheckMs: 300,
+    });
+    cleanup.push(() => feed.close());
+    const resource = `test:${uid()}`;
+    const events = await open(feed, resource);
+    await admin.config("SET", "notify-keyspace-events", "");
+    // Taken while nothing is published: only the check's resync can show it (the periodic one is 60 s away).
+    const h = await t.locks.acquire(resource, { leaseMs: 10_000 });
+    cleanup.push(() => h.release());
+    expect((await shownWithin(events, resource, 5_000))?.owners[0]?.count).toBe(1);
+    expect(await notifyFlags()).toMatch(/K/);
+  });
 });

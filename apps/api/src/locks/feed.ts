@@ -28,6 +28,12 @@ export interface LockFeedOptions {
   pollMs?: number;
   /** How long the observer outlives its last subscriber (a reloading page is back within it). Default 3 s. */
   lingerMs?: number;
+  /**
+   * How often each master's notify-keyspace-events is read (one CONFIG GET) while notifications are in use: an
+   * operator's CONFIG SET that turns them off publishes nothing, and the view would stand still until the next
+   * resync. Found off, they are turned on again and the keyspace resynced. Default 5 s.
+   */
+  notificationsCheckMs?: number;
 }
 
 type State = "stopped" | "starting" | "running";
@@ -68,7 +74,14 @@ export class LockFeed {
 
   constructor(options: LockFeedOptions) {
     this.prefix = options.prefix ?? LOCK_PREFIX;
-    this.opts = { resyncMs: 60_000, fallbackResyncMs: 5_000, pollMs: 200, lingerMs: 3_000, ...options };
+    this.opts = {
+      resyncMs: 60_000,
+      fallbackResyncMs: 5_000,
+      pollMs: 200,
+      lingerMs: 3_000,
+      notificationsCheckMs: 5_000,
+      ...options,
+    };
     const name = `${options.instanceId}:live-view`;
     this.watch = new RedisWatch(options.redis, this.prefix, name, options.logger, this.opts.fallbackResyncMs);
   }
@@ -138,6 +151,11 @@ export class LockFeed {
       this.scheduleResync(gen);
       if (isClusterClient(this.opts.redis))
         this.timers.set("topology", TOPOLOGY_MS, () => void this.topology(gen));
+      this.timers.set(
+        "notifications",
+        this.opts.notificationsCheckMs,
+        () => void this.checkNotifications(gen),
+      );
       this.timers.set("poll", this.opts.pollMs, () => void this.pollLoop(gen));
       for (const s of this.subs) s.notify();
     } catch (err) {
@@ -187,6 +205,15 @@ export class LockFeed {
     if (gen !== this.generation) return;
     if (added) this.onReconnect(gen);
     this.timers.set("topology", TOPOLOGY_MS, () => void this.topology(gen));
+  }
+
+  /** Notifications turned off behind the observer's back: on again, then a resync finds what went unpublished. */
+  private async checkNotifications(gen: number): Promise<void> {
+    if (this.watch.mode !== "notifications") return;
+    const turnedOn = await this.watch.recheck().catch(() => false);
+    if (gen !== this.generation) return;
+    if (turnedOn) this.onReconnect(gen);
+    this.timers.set("notifications", this.opts.notificationsCheckMs, () => void this.checkNotifications(gen));
   }
 
   /** Reads the keys that events named and sends what changed; one read at a time, later events wait for the next. */

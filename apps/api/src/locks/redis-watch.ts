@@ -84,12 +84,14 @@ export class RedisWatch {
 
   /**
    * Turns notifications on again wherever they went off unnoticed (a restart whose re-enabling failed, an
-   * operator's CONFIG SET): the periodic resync's safety net. A node that cannot be reached is left to the next.
+   * operator's CONFIG SET); true when it had to, since the changes made meanwhile were never published. A node
+   * that cannot be reached is left to the next look.
    */
-  async recheck(): Promise<void> {
-    if (this.refused !== null) return;
+  async recheck(): Promise<boolean> {
+    if (this.refused !== null) return false;
     const nodes = new Set(this.watches.map((w) => w.node));
-    await Promise.all([...nodes].map((node) => this.enable(node).catch(() => undefined)));
+    const turnedOn = await Promise.all([...nodes].map((node) => this.enable(node).catch(() => false)));
+    return turnedOn.includes(true);
   }
 
   stop(): void {
@@ -114,8 +116,11 @@ export class RedisWatch {
     return done;
   }
 
-  private async enable(node: Redis): Promise<void> {
-    this.report(await enableKeyspaceEvents(node));
+  /** True when notifications were off on `node` and are on now. */
+  private async enable(node: Redis): Promise<boolean> {
+    const result = await enableKeyspaceEvents(node);
+    this.report(result);
+    return result.ok && result.set !== null;
   }
 
   private report(result: NotificationsResult): void {
