@@ -3,17 +3,16 @@
 // offline queue, fails its CONFIG at once). They must be turned on again all the same, and new locks reported.
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 // @ts-expect-error plain .mjs helper without types
 import { startRedis } from "../../../../scripts/lib/redis.mjs";
 import { testContext, uid } from "../../test/context.js";
+import { testFeed } from "../../test/feed.js";
 import { LockEvents } from "../../test/lock-events.js";
 import { waitUntilReady } from "../redis.js";
 import { createCaller } from "../root.js";
 import type { LockView } from "../types.js";
-import { LockFeed } from "./feed.js";
-import { lockSources } from "./snapshot.js";
+import type { LockFeed, LockFeedOptions } from "./feed.js";
 
 let server: {
   url: string;
@@ -47,6 +46,13 @@ async function open(feed: LockFeed, prefix: string): Promise<LockEvents> {
   cleanup.push(() => events.close());
   expect((await events.next()).kind).toBe("snapshot");
   return events;
+}
+
+/** A feed of this file's own, closed after the test. */
+function ownFeed(opts: Partial<LockFeedOptions>): LockFeed {
+  const feed = testFeed(t, opts);
+  cleanup.push(() => feed.close());
+  return feed;
 }
 
 const notifyFlags = async () => ((await admin.config("GET", "notify-keyspace-events")) as string[])[1] ?? "";
@@ -86,15 +92,7 @@ describe("the lock observer after a Redis restart", () => {
   });
 
   it("turns notifications on again at its periodic resync when they went off unnoticed", async () => {
-    const feed = new LockFeed({
-      redis: t.redis,
-      sources: () => lockSources(t.ctx),
-      instanceId: uid("feed"),
-      logger: pino({ level: "silent" }),
-      lingerMs: 0,
-      resyncMs: 300,
-    });
-    cleanup.push(() => feed.close());
+    const feed = ownFeed({ resyncMs: 300, notificationsCheckMs: 60_000 });
     await open(feed, `test:${uid()}`);
     await admin.config("SET", "notify-keyspace-events", "");
     await vi.waitFor(async () => expect(await notifyFlags()).toMatch(/K/), { timeout: 3_000, interval: 50 });
@@ -103,15 +101,7 @@ describe("the lock observer after a Redis restart", () => {
   // Found by probing the live view: with notifications turned off by an operator the view stood still, the
   // header still live, until the 60 s resync.
   it("an operator turns notifications off: they are on again at the next check, and a lock taken meanwhile is shown", async () => {
-    const feed = new LockFeed({
-      redis: t.redis,
-      sources: () => lockSources(t.ctx),
-      instanceId: uid("feed"),
-      logger: pino({ level: "silent" }),
-      lingerMs: 0,
-      notificationsCheckMs: 300,
-    });
-    cleanup.push(() => feed.close());
+    const feed = ownFeed({ notificationsCheckMs: 300 });
     const resource = `test:${uid()}`;
     const events = await open(feed, resource);
     await admin.config("SET", "notify-keyspace-events", "");

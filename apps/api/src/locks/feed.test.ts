@@ -2,11 +2,11 @@ import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testContext, uid } from "../../test/context.js";
+import { testFeed } from "../../test/feed.js";
 import { LockEvents } from "../../test/lock-events.js";
 import { redisOptions, waitUntilReady } from "../redis.js";
 import { createCaller } from "../root.js";
-import { LockFeed, type LockFeedOptions } from "./feed.js";
-import { lockSources } from "./snapshot.js";
+import type { LockFeed, LockFeedOptions } from "./feed.js";
 
 let t: Awaited<ReturnType<typeof testContext>>;
 beforeAll(async () => {
@@ -15,14 +15,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 function feed(opts: Partial<LockFeedOptions> = {}) {
-  return new LockFeed({
-    redis: t.redis,
-    sources: () => lockSources(t.ctx),
-    instanceId: uid("feed"),
-    logger: pino({ level: "silent" }),
-    lingerMs: 0,
-    ...opts,
-  });
+  return testFeed(t, opts);
 }
 
 async function open(f: LockFeed, prefix: string): Promise<LockEvents> {
