@@ -111,4 +111,19 @@ describe("the lock observer after a Redis restart", () => {
     expect((await shownWithin(events, resource, 5_000))?.owners[0]?.count).toBe(1);
     expect(await notifyFlags()).toMatch(/K/);
   });
+
+  // Found by a black-box probe: FLUSHALL publishes no keyspace event, and the deleted locks stayed in the view
+  // until their TTL or the 60 s resync.
+  it("FLUSHALL: the locks it deleted leave the view at the next check", async () => {
+    const feed = ownFeed({ notificationsCheckMs: 300 });
+    const resource = `test:${uid()}`;
+    const events = await open(feed, resource);
+    const h = await t.locks.acquire(resource, { leaseMs: 60_000 });
+    cleanup.push(() => h.release().catch(() => undefined));
+    expect(await shownWithin(events, resource, 3_000)).toBeDefined();
+    await admin.flushall();
+    // Its 60 s lease and the 60 s resync are far off: only the check can take it out.
+    const key = `lock:{${resource}}`;
+    expect((await events.delta(key)).removed).toContain(key);
+  });
 });

@@ -5,7 +5,7 @@ import { fanOut } from "./fanout.js";
 import { LOCK_PREFIX } from "./keys.js";
 import { TAKEN_EVENT } from "./notifications.js";
 import { applyPoll, pollStores } from "./poll.js";
-import { isClusterClient, type RawLock, type RedisClient, readLocks, scanLocks } from "./read.js";
+import { isClusterClient, masters, type RawLock, type RedisClient, readLocks, scanLocks } from "./read.js";
 import { type Mode, RedisWatch } from "./redis-watch.js";
 import type { LockSource } from "./snapshot.js";
 import { Subscription } from "./subscription.js";
@@ -29,9 +29,10 @@ export interface LockFeedOptions {
   /** How long the observer outlives its last subscriber (a reloading page is back within it). Default 3 s. */
   lingerMs?: number;
   /**
-   * How often each master's notify-keyspace-events is read (one CONFIG GET) while notifications are in use: an
-   * operator's CONFIG SET that turns them off publishes nothing, and the view would stand still until the next
-   * resync. Found off, they are turned on again and the keyspace resynced. Default 5 s.
+   * How often the observer looks for what notifications cannot say, while it uses them: each master's
+   * notify-keyspace-events (one CONFIG GET; an operator's CONFIG SET that turns them off publishes nothing), and
+   * its DBSIZE (FLUSHALL and FLUSHDB publish no event for the keys they delete). Either found, it resyncs (after
+   * turning notifications on again). Default 5 s; the periodic resync alone took up to a minute.
    */
   notificationsCheckMs?: number;
 }
@@ -207,13 +208,23 @@ export class LockFeed {
     this.timers.set("topology", TOPOLOGY_MS, () => void this.topology(gen));
   }
 
-  /** Notifications turned off behind the observer's back: on again, then a resync finds what went unpublished. */
+  /** Notifications turned off behind the observer's back, or keys flushed: a resync finds what went unpublished. */
   private async checkNotifications(gen: number): Promise<void> {
     if (this.watch.mode !== "notifications") return;
     const turnedOn = await this.watch.recheck().catch(() => false);
+    const flushed = !turnedOn && (await this.flushed().catch(() => false));
     if (gen !== this.generation) return;
-    if (turnedOn) this.onReconnect(gen);
+    if (turnedOn || flushed) this.onReconnect(gen);
     this.timers.set("notifications", this.opts.notificationsCheckMs, () => void this.checkNotifications(gen));
+  }
+
+  /** Fewer keys in the database than Redis locks shown: only a flush deletes keys without an event. */
+  private async flushed(): Promise<boolean> {
+    let shown = 0;
+    for (const e of this.entries.values()) if (e.store === "redis") shown++;
+    if (shown === 0) return false;
+    const sizes = await Promise.all(masters(this.opts.redis).map((node) => node.dbsize()));
+    return sizes.reduce((a, b) => a + b, 0) < shown;
   }
 
   /** Reads the keys that events named and sends what changed; one read at a time, later events wait for the next. */
