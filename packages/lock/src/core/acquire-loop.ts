@@ -311,7 +311,7 @@ function mayJoin(host: LoopHost, q: Request): boolean {
 
 function toGate(host: LoopHost, resource: string, cur: GateSlot): Gate {
   if (typeof cur !== "number") return cur;
-  const g = new Gate(cur);
+  const g = new Gate(cur, host.cfg.clock);
   host.gates.set(resource, g);
   return g;
 }
@@ -345,7 +345,7 @@ function leaveFast(host: LoopHost, resource: string, end: FastEnd): Gate | undef
   if (cur === undefined || typeof cur === "number") {
     const n = (cur ?? 1) - 1;
     if (end.queue) {
-      const g = new Gate(n);
+      const g = new Gate(n, host.cfg.clock);
       g.queue.push(end.queue);
       host.gates.set(resource, g);
       return g;
