@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
 import { handoffChannel, releaseChannel, resourceOfChannel } from "../resource.js";
+import { channelDeniedWarner } from "./channel-rights.js";
 import { resubscribeOnReconnect, SUBSCRIBER_OPTIONS, type SubscribedChannels } from "./resubscribe.js";
 import type { RedisClient } from "./scripts/index.js";
 import { whenReady } from "./when-ready.js";
@@ -28,6 +29,7 @@ export function createRedisSubscriber(
   // and re-subscribes after a reconnect (resubscribe.ts); ioredis's sharded subscribers re-subscribe themselves.
   let ready: () => Promise<void> = () => Promise.resolve();
   let subscribed: SubscribedChannels | undefined;
+  const warnDenied = channelDeniedWarner();
   const onMessage = (channel: string, message: string) => {
     // The channel of this prefix only (see resource.ts), decoded back to the name as given.
     const handoff = suffix !== undefined && channel.endsWith(suffix);
@@ -64,7 +66,12 @@ export function createRedisSubscriber(
       const chs = channelsOf(resource);
       subscribed?.add(chs);
       await ready();
-      await (sharded ? c.ssubscribe(...chs) : c.subscribe(...chs));
+      try {
+        await (sharded ? c.ssubscribe(...chs) : c.subscribe(...chs));
+      } catch (err) {
+        warnDenied(chs[0]!, err);
+        throw err;
+      }
     },
     unsubscribe(resource) {
       const c = conn;

@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { ReleaseSubscriber } from "../core/backend.js";
 import type { Clock } from "../core/clock.js";
+import { channelDeniedWarner } from "../redis/channel-rights.js";
 import { resubscribeOnReconnect, SUBSCRIBER_OPTIONS, type SubscribedChannels } from "../redis/resubscribe.js";
 import { whenReady } from "../redis/when-ready.js";
 import { releaseChannel, resourceOfChannel } from "../resource.js";
@@ -29,6 +30,7 @@ export function createRedlockSubscriber(
   onResubscribed: () => void = () => {},
 ): ReleaseSubscriber {
   let conns: { conn: Redis; ready: () => Promise<void>; subscribed: SubscribedChannels }[] | undefined;
+  const warnDenied = channelDeniedWarner();
   const onMessage = (channel: string) => {
     const resource = resourceOfChannel(prefix, channel);
     if (resource !== null) onRelease(resource);
@@ -70,6 +72,7 @@ export function createRedlockSubscriber(
               },
               (err: unknown) => {
                 firstError ??= err;
+                warnDenied(ch, err);
               },
             )
             .then(() => {

@@ -7,6 +7,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLocks, createRedlock, type LockHandle, type Locks } from "../../src/index.js";
+import { CHANNEL_DENIED_WARNING } from "../../src/redis/channel-rights.js";
 import { sleep, uniq } from "../helpers.js";
 import { failFast, type RedisServer, ready, startRedis } from "../redlock-helpers.js";
 
@@ -69,6 +70,15 @@ const redlock = async (): Promise<Made> => ({
   holder: createRedlock({ clients: await clients(), leaseMs: 10_000 }),
   waiter: createRedlock({ clients: await clients(USER), leaseMs: 10_000, retry }),
 });
+// The other way round: the holder, whose release publishes, is the user without channels.
+const deafHolderStandalone = async (): Promise<Made> => ({
+  holder: createLocks({ redis: await client(0, USER), leaseMs: 10_000 }),
+  waiter: createLocks({ redis: await client(0), leaseMs: 10_000, retry }),
+});
+const deafHolderRedlock = async (): Promise<Made> => ({
+  holder: createRedlock({ clients: await clients(USER), leaseMs: 10_000 }),
+  waiter: createRedlock({ clients: await clients(), leaseMs: 10_000, retry }),
+});
 
 describe.each([
   ["one Redis", standalone],
@@ -118,6 +128,60 @@ describe.each([
     expect(got?.isHeld()).toBe(true);
     await allowChannels();
     await got?.release();
+    await Promise.all([holder.close(), waiter.close()]);
+  });
+});
+
+describe.each([
+  ["one Redis", standalone, deafHolderStandalone],
+  ["Redlock", redlock, deafHolderRedlock],
+])("a Redis user without the lock's channels (%s)", (_, make, makeDeafHolder) => {
+  it("releases: the message Redis denies is dropped, not the release's answer, and the waiter still gets the lock", async () => {
+    await denyChannels();
+    const { holder, waiter } = await makeDeafHolder();
+    open.push(holder, waiter);
+    const res = uniq("denied-release");
+    const held = await holder.acquire(res);
+    const waiting = waiter.acquire(res, { waitMs: 10_000 });
+    // Refused: the lock is marked as waited for (and on one Redis the waiter queues), so the release publishes.
+    await sleep(300);
+    // Raised inside the script, the denied PUBLISH failed the release after it had freed (or handed over) the lock.
+    await expect(held.release()).resolves.toBe("released");
+    const h = await waiting;
+    expect(h.isHeld()).toBe(true);
+    await h.release();
+    await Promise.all([holder.close(), waiter.close()]);
+  });
+
+  it("is told once, by a process warning that names the channels to grant", async () => {
+    await denyChannels();
+    const { holder, waiter } = await make();
+    open.push(holder, waiter);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error & { code?: string }) => {
+      if (w.code === CHANNEL_DENIED_WARNING) warnings.push(w);
+    };
+    process.on("warning", onWarning);
+    try {
+      const [a, b] = [uniq("denied-warn"), uniq("denied-warn")];
+      const held = await Promise.all([holder.acquire(a), holder.acquire(b)]);
+      const before = await counts(0);
+      const waiting = Promise.all([
+        waiter.acquire(a, { waitMs: 10_000 }),
+        waiter.acquire(b, { waitMs: 10_000 }),
+      ]);
+      // Both resources' subscriptions refused, each at least twice (the first refusal looks again at once).
+      for (let i = 0; i < 100 && (await counts(0)).refusedSubscribes - before.refusedSubscribes < 4; i++)
+        await sleep(20);
+      await sleep(50);
+      for (const h of held) await h.release();
+      for (const h of await waiting) await h.release();
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toMatch(/^Redis refused SUBSCRIBE to lock-released:\{/);
+      expect(warnings[0]!.message).toContain("ACL SETUSER <user> &lock-released:*");
+    } finally {
+      process.off("warning", onWarning);
+    }
     await Promise.all([holder.close(), waiter.close()]);
   });
 });

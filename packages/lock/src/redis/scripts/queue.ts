@@ -89,8 +89,11 @@ end
 local function keeps_turn(qt, head, now, keep_ms)
   return now - tonumber(redis.call('hget', qt, 'since ' .. head) or '0') < keep_ms
 end
+-- pcall: a message Redis denies (an ACL user without the lock's channels) is a lost message, which every waiter
+-- recovers from by its bounded look; raised, it failed the script after its writes, and the caller heard an error
+-- for a release (or leave) that had freed or handed over the lock.
 local function announce(ch, sharded, message)
-  if sharded == '1' then redis.call('spublish', ch, message) else redis.call('publish', ch, message) end
+  if sharded == '1' then redis.pcall('spublish', ch, message) else redis.pcall('publish', ch, message) end
 end
 -- A handoff is told only to the process it was handed to: the release channel plus ':' and the owner's
 -- instance (its id less the last ':<random>' part), which only that process subscribes to beside the channel.
