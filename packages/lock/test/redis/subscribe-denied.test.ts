@@ -70,6 +70,13 @@ const redlock = async (): Promise<Made> => ({
   holder: createRedlock({ clients: await clients(), leaseMs: 10_000 }),
   waiter: createRedlock({ clients: await clients(USER), leaseMs: 10_000, retry }),
 });
+/** Channels denied to USER, then a holder and a waiter (closed after the file if a test fails first). */
+async function deniedPair(make: () => Promise<Made>): Promise<Made> {
+  await denyChannels();
+  const made = await make();
+  open.push(made.holder, made.waiter);
+  return made;
+}
 // The other way round: the holder, whose release publishes, is the user without channels.
 const deafHolderStandalone = async (): Promise<Made> => ({
   holder: createLocks({ redis: await client(0, USER), leaseMs: 10_000 }),
@@ -85,9 +92,7 @@ describe.each([
   ["Redlock", redlock],
 ])("a waiter whose subscription Redis refuses (%s)", (_, make) => {
   it("subscribes again once it may, and is woken by the release, not by its timer", async () => {
-    await denyChannels();
-    const { holder, waiter } = await make();
-    open.push(holder, waiter);
+    const { holder, waiter } = await deniedPair(make);
     const res = uniq("denied");
     const held = await holder.acquire(res);
     const start = performance.now();
@@ -107,9 +112,7 @@ describe.each([
   });
 
   it("does not retry a refused subscription in a loop: it looks on its timer, and gets the lock", async () => {
-    await denyChannels();
-    const { holder, waiter } = await make();
-    open.push(holder, waiter);
+    const { holder, waiter } = await deniedPair(make);
     const res = uniq("denied");
     const held = await holder.acquire(res);
     const before = await counts(0);
@@ -137,9 +140,7 @@ describe.each([
   ["Redlock", redlock, deafHolderRedlock],
 ])("a Redis user without the lock's channels (%s)", (_, make, makeDeafHolder) => {
   it("releases: the message Redis denies is dropped, not the release's answer, and the waiter still gets the lock", async () => {
-    await denyChannels();
-    const { holder, waiter } = await makeDeafHolder();
-    open.push(holder, waiter);
+    const { holder, waiter } = await deniedPair(makeDeafHolder);
     const res = uniq("denied-release");
     const held = await holder.acquire(res);
     const waiting = waiter.acquire(res, { waitMs: 10_000 });
@@ -154,9 +155,7 @@ describe.each([
   });
 
   it("is told once, by a process warning that names the channels to grant", async () => {
-    await denyChannels();
-    const { holder, waiter } = await make();
-    open.push(holder, waiter);
+    const { holder, waiter } = await deniedPair(make);
     const warnings: Error[] = [];
     const onWarning = (w: Error & { code?: string }) => {
       if (w.code === CHANNEL_DENIED_WARNING) warnings.push(w);
