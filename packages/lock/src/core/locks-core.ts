@@ -287,13 +287,17 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     }
     r[3]?.catch(() => {});
     const token = r[2] ?? null;
-    this.backend.release(q.resource, q.key, q.owner, q.leaseMs, token).catch((err: unknown) => {
-      // Lost on the way (a connection killed as it was sent): nobody would release it, and everyone would wait
-      // out its lease. Retried in the background like any release that got no reply; not a re-entry's, whose
-      // second decrement could take the count of the hold it re-entered.
-      if (q.bypass || this.closed || !this.backend.noReply?.(err)) return;
-      this.late.add(this.lateOf(q, token));
-    });
+    this.backend.release(q.resource, q.key, q.owner, q.leaseMs, token).then(
+      // The give-back freed it: this process's next waiter may take it now (see releaseAnswered).
+      (reply) => this.releaseAnswered(q.resource, reply),
+      (err: unknown) => {
+        // Lost on the way (a connection killed as it was sent): nobody would release it, and everyone would wait
+        // out its lease. Retried in the background like any release that got no reply; not a re-entry's, whose
+        // second decrement could take the count of the hold it re-entered.
+        if (q.bypass || this.closed || !this.backend.noReply?.(err)) return;
+        this.late.add(this.lateOf(q, token));
+      },
+    );
   }
 
   attemptUnanswered(q: Request, err: unknown): void {
@@ -442,12 +446,13 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   }
 
   /**
-   * A release of ours that freed the lock wakes this process's next waiter at once, on a mutex store that neither
-   * hands the lock over in the release nor queues (PostgreSQL, Redlock, Redis with waitReplicas). There only the
-   * release message woke it, which this process's own release need not wait for: with the LISTEN connection out
-   * of reach (a pool that could not connect it) each local handoff waited for a fallback look, 200 local waiters
-   * drained at two a second and most timed out. A message that follows may wake the next head for one refused
-   * look. Semaphores and read-write locks keep waking by message only: a reader's release frees no writer.
+   * A release of ours that freed the lock (a handle's, or the give-back of a grant nobody wanted) wakes this
+   * process's next waiter at once, on a mutex store that neither hands the lock over in the release nor queues
+   * (PostgreSQL, Redlock, Redis with waitReplicas). There only the release message woke it, which this process's
+   * own release need not wait for: with the LISTEN connection out of reach (a pool that could not connect it)
+   * each local handoff waited for a fallback look, 200 local waiters drained at two a second and most timed out.
+   * A message that follows may wake the next head for one refused look. Semaphores and read-write locks keep
+   * waking by message only: a reader's release frees no writer.
    */
   releaseAnswered(resource: string, reply: ReleaseReply): void {
     if (reply[0] !== 2 || this.backend.handsOver || this.backend.queues || this.backend.shared) return;

@@ -45,6 +45,21 @@ async function listenSessions(applicationName: string): Promise<number> {
 // Fallback retries every 10 s at most: a wake-up within a second can only be the NOTIFY.
 const patient = { retry: { maxMs: 10_000, minMs: 10_000 }, waitMs: 5_000 };
 
+/**
+ * A pool named `applicationName` on which the backend cannot get its LISTEN connection: the listener checks it out
+ * with pool.connect(), statements go through pool.query; the former is refused as a server at max_connections does.
+ */
+async function poolWithoutListen(applicationName: string): Promise<pg.Pool> {
+  const own = await pgPool(4, applicationName);
+  const connect = own.connect.bind(own) as (cb: unknown) => void;
+  const refuse = (cb?: unknown) =>
+    cb === undefined
+      ? Promise.reject(Object.assign(new Error("sorry, too many clients already"), { code: "53300" }))
+      : connect(cb);
+  own.connect = refuse as unknown as typeof own.connect;
+  return own;
+}
+
 describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   it("NOTIFY wakes a waiter of another Locks instance long before its fallback timer", async () => {
     const name = uniq("wake-b");
@@ -169,15 +184,7 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   // and 189 of them timed out.
   it("without a LISTEN connection, a release wakes the next waiter of its own Locks at once", async () => {
     const name = uniq("no-listen");
-    const own = await pgPool(4, name);
-    // The listener checks its connection out with pool.connect(); statements go through pool.query. Refuse the
-    // former as a server at max_connections does.
-    const connect = own.connect.bind(own) as (cb: unknown) => void;
-    const refuse = (cb?: unknown) =>
-      cb === undefined
-        ? Promise.reject(Object.assign(new Error("sorry, too many clients already"), { code: "53300" }))
-        : connect(cb);
-    own.connect = refuse as unknown as typeof own.connect;
+    const own = await poolWithoutListen(name);
     try {
       const { locks } = locksOn(own, patient);
       const r = uniq("no-listen");
@@ -192,6 +199,53 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
       // Without the wake, the second waiter slept until its fallback look (10 s), past waitMs.
       expect(outcomes).toEqual(["held", "held", "held", "held", "held"]);
       expect(await listenSessions(name)).toBe(0);
+    } finally {
+      await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
+      await own.end();
+    }
+  });
+  it("without a LISTEN connection, the give-back of a grant its caller gave up on wakes the next waiter at once", async () => {
+    const name = uniq("no-listen-orphan");
+    const own = await poolWithoutListen(name);
+    const late = uniq("late-owner");
+    // The answer to `late`'s acquire statements comes 300 ms after PostgreSQL ran them.
+    const query = own.query.bind(own) as (config: { name?: string; values?: unknown[] }) => Promise<unknown>;
+    own.query = ((config: { name?: string; values?: unknown[] }) => {
+      const answer = query(config);
+      if (!config.name?.endsWith(".acquire") || config.values?.[1] !== late) return answer;
+      return answer.then(async (r) => {
+        await sleep(300);
+        return r;
+      });
+    }) as unknown as typeof own.query;
+    try {
+      const other = locksOn(pool);
+      const { locks } = locksOn(own, patient);
+      const r = uniq("orphan");
+      const held = await other.locks.acquire(r);
+      // Refused, and so is its subscription (and the look that follows the first such refusal): it sleeps until its
+      // fallback look, 10 s away, past its waitMs, unless something wakes it.
+      const waiting = locks.acquire(r).then(
+        (h) => h,
+        (e: unknown) => (e as Error).name,
+      );
+      await sleep(300);
+      await held.release(); // unheard in `locks`: no LISTEN
+      // An explicit owner tries at once, beside the queue: PostgreSQL grants it, the answer is on its way when
+      // its caller gives up. The waiter, woken by that give-up, is refused (the grant holds) and sleeps again.
+      const ac = new AbortController();
+      const givingUp = locks.acquire(r, { owner: late, signal: ac.signal }).then(
+        () => "held",
+        (e: unknown) => (e as Error).name,
+      );
+      await sleep(100);
+      ac.abort();
+      expect(await givingUp).toBe("AbortError");
+      // The answer comes: the core gives back the grant nobody wants.
+      const got = await waiting;
+      // Without the wake (no NOTIFY can be heard here): LockTimeoutError.
+      expect(typeof got === "string" ? got : "held").toBe("held");
+      if (typeof got !== "string") await got.release();
     } finally {
       await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
       await own.end();
