@@ -38,6 +38,8 @@ export class LateReleases {
     private readonly backend: LockBackend,
     private readonly clock: Clock,
     private readonly random: () => number,
+    /** A release (not a leave) was answered. */
+    private readonly released: (resource: string, reply: ReleaseReply) => void = () => {},
   ) {
     this.timer = new OneTimer(clock, () => this.tick());
   }
@@ -87,6 +89,8 @@ export class LateReleases {
       if (!this.stopped && this.backend.noReply?.(err)) this.schedule(h);
       return;
     }
-    if (!this.stopped) h.releasedLate(reply);
+    if (this.stopped) return;
+    h.releasedLate(reply);
+    if (!h.leave) this.released(h.resource, reply);
   }
 }

@@ -78,7 +78,10 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
     this.clock = cfg.clock;
     this.scheduler = new Scheduler(backend, cfg.clock);
     this.deadlines = new Deadlines(cfg.clock);
-    this.late = new LateReleases(backend, cfg.clock, cfg.random);
+    // A background retry that freed the lock wakes this process's next waiter as a release's answer does.
+    this.late = new LateReleases(backend, cfg.clock, cfg.random, (resource, reply) =>
+      this.releaseAnswered(resource, reply),
+    );
     this.subs = new Subscriptions(
       backend,
       (resource, message) => {
@@ -446,8 +449,9 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   }
 
   /**
-   * A release of ours that freed the lock (a handle's, or the give-back of a grant nobody wanted) wakes this
-   * process's next waiter at once, on a mutex store that neither hands the lock over in the release nor queues
+   * A release of ours that freed the lock (a handle's, the give-back of a grant nobody wanted, or a background
+   * retry) wakes this process's next waiter at once, on a mutex store that neither hands the lock over in the
+   * release nor queues
    * (PostgreSQL, Redlock, Redis with waitReplicas). There only the release message woke it, which this process's
    * own release need not wait for: with the LISTEN connection out of reach (a pool that could not connect it)
    * each local handoff waited for a fallback look, 200 local waiters drained at two a second and most timed out.

@@ -251,4 +251,38 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
       await own.end();
     }
   });
+  it("without a LISTEN connection, a release retried in the background wakes the next waiter once it frees the lock", async () => {
+    const name = uniq("no-listen-late");
+    const own = await poolWithoutListen(name);
+    // The first release statement never reaches the server, as when its connection is cut as it is sent.
+    let cut = 1;
+    const query = own.query.bind(own) as (config: { name?: string }) => Promise<unknown>;
+    own.query = ((config: { name?: string }) => {
+      if (config.name?.endsWith(".release") && cut-- > 0)
+        return Promise.reject(
+          Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" }),
+        );
+      return query(config);
+    }) as unknown as typeof own.query;
+    try {
+      // Lease 3 s: the background retry comes every 200 ms at most (lease / 10).
+      const { locks } = locksOn(own, { ...patient, leaseMs: 3_000 });
+      const r = uniq("late");
+      const held = await locks.acquire(r);
+      // Refused, and so is its subscription: it sleeps until its fallback look, 10 s away, past its waitMs.
+      const waiting = locks.acquire(r).then(
+        (h) => h,
+        (e: unknown) => (e as Error).name,
+      );
+      await sleep(300);
+      await expect(held.release()).rejects.toThrow(/Connection terminated/);
+      const got = await waiting;
+      // Without the wake: the lock freed by the retry, the waiter still asleep, LockTimeoutError.
+      expect(typeof got === "string" ? got : "held").toBe("held");
+      if (typeof got !== "string") await got.release();
+    } finally {
+      await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
+      await own.end();
+    }
+  });
 });
