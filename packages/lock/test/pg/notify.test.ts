@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { startReplyCutter } from "../../../../scripts/lib/reply-cutter.mjs";
-import type { Locks } from "../../src/index.js";
+import type { LockHandle, Locks } from "../../src/index.js";
 import { PG_CHANNEL, type PgLocksOptions } from "../../src/pg.js";
 import { sleep, uniq } from "../helpers.js";
 import { makePgLocks, pgPool, pgPoolThrough } from "../pg-helpers.js";
@@ -58,6 +58,30 @@ async function poolWithoutListen(applicationName: string): Promise<pg.Pool> {
       : connect(cb);
   own.connect = refuse as unknown as typeof own.connect;
   return own;
+}
+
+/** Runs `fn` on a pool without LISTEN (poolWithoutListen); the Locks it made are closed and the pool ended after. */
+async function withoutListen(applicationName: string, fn: (own: pg.Pool) => Promise<void>): Promise<void> {
+  const own = await poolWithoutListen(applicationName);
+  try {
+    await fn(own);
+  } finally {
+    await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
+    await own.end();
+  }
+}
+
+/** An acquire's handle, or the name of the error it failed with. */
+const heldOrName = (p: Promise<LockHandle>) =>
+  p.then(
+    (h) => h,
+    (e: unknown) => (e as Error).name,
+  );
+
+/** The waiter got the lock (rather than LockTimeoutError: slept to its fallback look); releases it. */
+async function expectHeld(got: LockHandle | string): Promise<void> {
+  expect(typeof got === "string" ? got : "held").toBe("held");
+  if (typeof got !== "string") await got.release();
 }
 
 describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
@@ -184,8 +208,7 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
   // and 189 of them timed out.
   it("without a LISTEN connection, a release wakes the next waiter of its own Locks at once", async () => {
     const name = uniq("no-listen");
-    const own = await poolWithoutListen(name);
-    try {
+    await withoutListen(name, async (own) => {
       const { locks } = locksOn(own, patient);
       const r = uniq("no-listen");
       const outcomes = await Promise.all(
@@ -199,90 +222,68 @@ describe("PostgreSQL backend: LISTEN/NOTIFY", () => {
       // Without the wake, the second waiter slept until its fallback look (10 s), past waitMs.
       expect(outcomes).toEqual(["held", "held", "held", "held", "held"]);
       expect(await listenSessions(name)).toBe(0);
-    } finally {
-      await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
-      await own.end();
-    }
+    });
   });
+
   it("without a LISTEN connection, the give-back of a grant its caller gave up on wakes the next waiter at once", async () => {
-    const name = uniq("no-listen-orphan");
-    const own = await poolWithoutListen(name);
-    const late = uniq("late-owner");
-    // The answer to `late`'s acquire statements comes 300 ms after PostgreSQL ran them.
-    const query = own.query.bind(own) as (config: { name?: string; values?: unknown[] }) => Promise<unknown>;
-    own.query = ((config: { name?: string; values?: unknown[] }) => {
-      const answer = query(config);
-      if (!config.name?.endsWith(".acquire") || config.values?.[1] !== late) return answer;
-      return answer.then(async (r) => {
-        await sleep(300);
-        return r;
-      });
-    }) as unknown as typeof own.query;
-    try {
+    await withoutListen(uniq("no-listen-orphan"), async (own) => {
+      const late = uniq("late-owner");
+      // The answer to `late`'s acquire statements comes 300 ms after PostgreSQL ran them.
+      const query = own.query.bind(own) as (config: {
+        name?: string;
+        values?: unknown[];
+      }) => Promise<unknown>;
+      own.query = ((config: { name?: string; values?: unknown[] }) => {
+        const answer = query(config);
+        if (!config.name?.endsWith(".acquire") || config.values?.[1] !== late) return answer;
+        return answer.then(async (r) => {
+          await sleep(300);
+          return r;
+        });
+      }) as unknown as typeof own.query;
       const other = locksOn(pool);
       const { locks } = locksOn(own, patient);
       const r = uniq("orphan");
       const held = await other.locks.acquire(r);
       // Refused, and so is its subscription (and the look that follows the first such refusal): it sleeps until its
       // fallback look, 10 s away, past its waitMs, unless something wakes it.
-      const waiting = locks.acquire(r).then(
-        (h) => h,
-        (e: unknown) => (e as Error).name,
-      );
+      const waiting = heldOrName(locks.acquire(r));
       await sleep(300);
       await held.release(); // unheard in `locks`: no LISTEN
       // An explicit owner tries at once, beside the queue: PostgreSQL grants it, the answer is on its way when
       // its caller gives up. The waiter, woken by that give-up, is refused (the grant holds) and sleeps again.
       const ac = new AbortController();
-      const givingUp = locks.acquire(r, { owner: late, signal: ac.signal }).then(
-        () => "held",
-        (e: unknown) => (e as Error).name,
-      );
+      const givingUp = heldOrName(locks.acquire(r, { owner: late, signal: ac.signal }));
       await sleep(100);
       ac.abort();
       expect(await givingUp).toBe("AbortError");
-      // The answer comes: the core gives back the grant nobody wants.
-      const got = await waiting;
-      // Without the wake (no NOTIFY can be heard here): LockTimeoutError.
-      expect(typeof got === "string" ? got : "held").toBe("held");
-      if (typeof got !== "string") await got.release();
-    } finally {
-      await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
-      await own.end();
-    }
+      // The answer comes, and the core gives back the grant nobody wants: that must wake the waiter.
+      await expectHeld(await waiting);
+    });
   });
+
   it("without a LISTEN connection, a release retried in the background wakes the next waiter once it frees the lock", async () => {
-    const name = uniq("no-listen-late");
-    const own = await poolWithoutListen(name);
-    // The first release statement never reaches the server, as when its connection is cut as it is sent.
-    let cut = 1;
-    const query = own.query.bind(own) as (config: { name?: string }) => Promise<unknown>;
-    own.query = ((config: { name?: string }) => {
-      if (config.name?.endsWith(".release") && cut-- > 0)
-        return Promise.reject(
-          Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" }),
-        );
-      return query(config);
-    }) as unknown as typeof own.query;
-    try {
+    await withoutListen(uniq("no-listen-late"), async (own) => {
+      // The first release statement never reaches the server, as when its connection is cut as it is sent.
+      let cut = 1;
+      const query = own.query.bind(own) as (config: { name?: string }) => Promise<unknown>;
+      own.query = ((config: { name?: string }) => {
+        if (config.name?.endsWith(".release") && cut-- > 0)
+          return Promise.reject(
+            Object.assign(new Error("Connection terminated unexpectedly"), { code: "ECONNRESET" }),
+          );
+        return query(config);
+      }) as unknown as typeof own.query;
       // Lease 3 s: the background retry comes every 200 ms at most (lease / 10).
       const { locks } = locksOn(own, { ...patient, leaseMs: 3_000 });
       const r = uniq("late");
       const held = await locks.acquire(r);
       // Refused, and so is its subscription: it sleeps until its fallback look, 10 s away, past its waitMs.
-      const waiting = locks.acquire(r).then(
-        (h) => h,
-        (e: unknown) => (e as Error).name,
-      );
+      const waiting = heldOrName(locks.acquire(r));
       await sleep(300);
       await expect(held.release()).rejects.toThrow(/Connection terminated/);
-      const got = await waiting;
-      // Without the wake: the lock freed by the retry, the waiter still asleep, LockTimeoutError.
-      expect(typeof got === "string" ? got : "held").toBe("held");
-      if (typeof got !== "string") await got.release();
-    } finally {
-      await Promise.all(opened.splice(0).map((l) => l.close().catch(() => {})));
-      await own.end();
-    }
+      // The retry frees the lock: that must wake the waiter.
+      await expectHeld(await waiting);
+    });
   });
 });
