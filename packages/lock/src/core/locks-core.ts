@@ -451,12 +451,11 @@ export class LocksCore implements Locks, HandleHost, LoopHost {
   /**
    * A release of ours that freed the lock (a handle's, the give-back of a grant nobody wanted, or a background
    * retry) wakes this process's next waiter at once, on a mutex store that neither hands the lock over in the
-   * release nor queues
-   * (PostgreSQL, Redlock, Redis with waitReplicas). There only the release message woke it, which this process's
-   * own release need not wait for: with the LISTEN connection out of reach (a pool that could not connect it)
-   * each local handoff waited for a fallback look, 200 local waiters drained at two a second and most timed out.
-   * A message that follows may wake the next head for one refused look. Semaphores and read-write locks keep
-   * waking by message only: a reader's release frees no writer.
+   * release nor queues (PostgreSQL, Redlock, Redis with waitReplicas). There only the release message woke it,
+   * which this process's own release need not wait for: with the LISTEN connection out of reach (a pool that
+   * could not connect it) each local handoff waited for a fallback look, 200 local waiters drained at two a
+   * second and most timed out. A message that follows may wake the next head for one refused look. Semaphores
+   * and read-write locks keep waking by message only: a reader's release frees no writer.
    */
   releaseAnswered(resource: string, reply: ReleaseReply): void {
     if (reply[0] !== 2 || this.backend.handsOver || this.backend.queues || this.backend.shared) return;
