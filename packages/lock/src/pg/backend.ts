@@ -1,4 +1,4 @@
-import type { Pool } from "pg";
+import type { Pool, QueryResultRow } from "pg";
 import type { AcquireReply, LockBackend, ReleaseReply, RenewItem } from "../core/backend.js";
 import { LockError } from "../errors.js";
 import { parseMatch } from "../match.js";
@@ -6,6 +6,7 @@ import { lockKey, resourceOfKey } from "../resource.js";
 import type { LockInfo } from "../types.js";
 import { isPgUnavailable, isRolledBack } from "./connection-error.js";
 import { createPgListener } from "./listener.js";
+import { runAgainOnConflict } from "./run-again.js";
 import { globToLike, type PgTable, pgStatements } from "./sql.js";
 
 interface AcquireRow {
@@ -29,11 +30,8 @@ interface ListRow {
 
 export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBackend {
   const sql = pgStatements(t);
-  const named = (op: keyof typeof sql, values: unknown[]) => ({
-    name: `lockyard.${t.name}.${op}`,
-    text: sql[op],
-    values,
-  });
+  const query = <R extends QueryResultRow>(op: keyof typeof sql, values: unknown[]) =>
+    runAgainOnConflict(() => pool.query<R>({ name: `lockyard.${t.name}.${op}`, text: sql[op], values }));
   const resourceOf = (key: string) => resourceOfKey(prefix, key);
   // Errors of an acquire whose first statement was rolled back: nothing ran, so the core may try again. Not
   // the fence's statement, which runs after the grant committed.
@@ -41,25 +39,25 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
 
   return {
     async acquire(resource, _key, owner, leaseMs, moreWaiters): Promise<AcquireReply> {
-      const { rows } = await pool
-        .query<AcquireRow>(named("acquire", [resource, owner, leaseMs, moreWaiters]))
-        .catch((err: unknown) => {
+      const { rows } = await query<AcquireRow>("acquire", [resource, owner, leaseMs, moreWaiters]).catch(
+        (err: unknown) => {
           if (isRolledBack(err) && typeof err === "object" && err !== null) refusedAcquires.add(err);
           throw err;
-        });
+        },
+      );
       const row = rows[0];
       // No row: the conflicting row was committed after this statement's snapshot. Look again soon.
       if (!row) return [0, 0];
       if (!row.ok) return [0, row.pttl];
       let fence = row.fence;
       if (fence === null) {
-        const r = await pool.query<{ fence: string }>(named("assignFence", [resource, owner]));
+        const r = await query<{ fence: string }>("assignFence", [resource, owner]);
         fence = r.rows[0]?.fence ?? null;
       }
       const token = fence === null ? null : Number(fence);
       if (token !== null && !Number.isSafeInteger(token)) {
         // Past 2^53 - 1 a JavaScript number rounds: two grants could carry the same token. Not handed out.
-        await pool.query(named("release", [resource, owner, leaseMs, null])).catch(() => {});
+        await query("release", [resource, owner, leaseMs, null]).catch(() => {});
         throw new LockError(
           `the fencing token ${fence} for "${resource}" is past 2^53 - 1, where JavaScript numbers round and two grants could share a token, so the lock was given back: ${t.sequence} was raised past what migratePgLocks' fenceAtLeast allows; lower it (and reset any store that keeps the highest token it saw)`,
         );
@@ -70,7 +68,7 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
     async renew(key, owner, leaseMs) {
       const resource = resourceOf(key);
       if (resource === null) return false;
-      const r = await pool.query(named("renew", [resource, owner, leaseMs]));
+      const r = await query("renew", [resource, owner, leaseMs]);
       return r.rowCount === 1;
     },
 
@@ -89,21 +87,17 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
       });
       if (pairs.size === 0) return items.map(() => false);
       const sorted = [...pairs.values()].sort((a, b) => (a.resource < b.resource ? -1 : 1));
-      const { rows } = await pool.query<{ resource: string; owner: string }>(
-        named("renewMany", [
-          sorted.map((p) => p.resource),
-          sorted.map((p) => p.owner),
-          sorted.map((p) => p.leaseMs),
-        ]),
-      );
+      const { rows } = await query<{ resource: string; owner: string }>("renewMany", [
+        sorted.map((p) => p.resource),
+        sorted.map((p) => p.owner),
+        sorted.map((p) => p.leaseMs),
+      ]);
       const held = new Set(rows.map((r) => `${r.resource}\n${r.owner}`));
       return ids.map((id) => id !== null && held.has(id));
     },
 
     async release(resource, _key, owner, leaseMs, token): Promise<ReleaseReply> {
-      const { rows } = await pool.query<{ count: number }>(
-        named("release", [resource, owner, leaseMs, token]),
-      );
+      const { rows } = await query<{ count: number }>("release", [resource, owner, leaseMs, token]);
       const row = rows[0];
       if (!row) return [0];
       return row.count > 0 ? [1, row.count] : [2];
@@ -118,7 +112,7 @@ export function createPgBackend(pool: Pool, t: PgTable, prefix: string): LockBac
       const found: ListRow[] = [];
       let after = "";
       for (;;) {
-        const { rows } = await pool.query<ListRow>(named("list", [like, limit, after]));
+        const { rows } = await query<ListRow>("list", [like, limit, after]);
         for (const r of rows) if (m.test(r.resource) && found.length < limit) found.push(r);
         if (rows.length < limit || found.length >= limit) break;
         after = rows[rows.length - 1]!.resource;

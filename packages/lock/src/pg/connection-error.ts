@@ -33,3 +33,13 @@ export function isRolledBack(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && ROLLED_BACK_STATES.test(code);
 }
+
+/**
+ * A serialization failure or deadlock (40001, 40P01): the server rolled the statement back and, as PostgreSQL's
+ * manual advises, it may simply be run again. Under REPEATABLE READ or SERIALIZABLE a lock's statement meets
+ * one whenever another session changed the row after the statement's snapshot (a waiter marking it, a grant).
+ */
+export function isSerializationFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "40001" || code === "40P01";
+}

@@ -9,6 +9,7 @@ import { uniq } from "../helpers.js";
 import { makePgLocks, pgPool, row, TABLE } from "../pg-helpers.js";
 
 const LEASE_MS = 10_000;
+const REPEATABLE_READ = "-c default_transaction_isolation=repeatable\\ read";
 
 let direct: pg.Pool;
 let impatient: pg.Pool;
@@ -116,7 +117,7 @@ describe("PostgreSQL backend: a statement the server refused without running it"
     const rr = new pg.Pool({
       connectionString: inject("pgUrl"),
       max: 6,
-      options: "-c default_transaction_isolation=repeatable\\ read",
+      options: REPEATABLE_READ,
     });
     rr.on("error", () => {});
     const all = [0, 1, 2, 3].map(() => makePgLocks(rr, { leaseMs: LEASE_MS }).locks);
@@ -139,7 +140,66 @@ describe("PostgreSQL backend: a statement the server refused without running it"
     );
     for (const locks of all) await locks.close();
     await rr.end();
-    expect(failures).toEqual([]);
+    expect(failures.map((e) => `${String(e)} (${(e as { code?: string }).code})`)).toEqual([]);
     expect(mostInside).toBe(1);
+  });
+
+  /**
+   * Another session changes the lock's row (a waiter marking it, as an acquire does) in a transaction that
+   * commits once a statement of `pool`'s is waiting for that row: under REPEATABLE READ that statement's
+   * snapshot predates the change, so the server refuses it with 40001.
+   */
+  async function changeRowUnder(res: string) {
+    const blocker = await direct.connect();
+    await blocker.query("BEGIN");
+    await blocker.query(`UPDATE ${TABLE} SET waiters = true WHERE resource = $1`, [res]);
+    const pid = (await blocker.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    return {
+      async commitOnceBlocking() {
+        for (;;) {
+          const { rowCount } = await direct.query(
+            "SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))",
+            [pid],
+          );
+          if (rowCount) break;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        await blocker.query("COMMIT");
+        blocker.release();
+      },
+    };
+  }
+
+  it("under repeatable read, a release refused with a serialization failure is sent again: it frees the lock", async () => {
+    // Before, the release rejected with 40001 (the caller saw an error for a lock it held) and was retried in the background.
+    const rr = new pg.Pool({ connectionString: inject("pgUrl"), max: 2, options: REPEATABLE_READ });
+    rr.on("error", () => {});
+    const { locks } = makePgLocks(rr, { leaseMs: LEASE_MS });
+    const res = uniq("pg-refused-rr-release");
+    const h = await locks.acquire(res);
+    const change = await changeRowUnder(res);
+    const released = h.release().catch((e: unknown) => e);
+    await change.commitOnceBlocking();
+    expect(await released).toBe("released");
+    expect((await row(direct, res))?.owner).toBeNull();
+    await locks.close();
+    await rr.end();
+  });
+
+  it("under repeatable read, a tryAcquire refused with a serialization failure is sent again: it gets the free lock", async () => {
+    // Before, tryAcquire rejected with 40001 though the lock was free.
+    const rr = new pg.Pool({ connectionString: inject("pgUrl"), max: 2, options: REPEATABLE_READ });
+    rr.on("error", () => {});
+    const { locks } = makePgLocks(rr, { leaseMs: LEASE_MS });
+    const res = uniq("pg-refused-rr-try");
+    await (await locks.acquire(res)).release();
+    const change = await changeRowUnder(res);
+    const tried = locks.tryAcquire(res).catch((e: unknown) => e);
+    await change.commitOnceBlocking();
+    const h = await tried;
+    expect((h as { isHeld?: () => boolean }).isHeld?.()).toBe(true);
+    await (h as { release: () => Promise<unknown> }).release();
+    await locks.close();
+    await rr.end();
   });
 });
