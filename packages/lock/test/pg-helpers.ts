@@ -1,5 +1,5 @@
 import pg from "pg";
-import { inject } from "vitest";
+import { inject, onTestFinished } from "vitest";
 import type { LockEvent } from "../src/index.js";
 import { createPgLocks, migratePgLocks, type PgLocksOptions } from "../src/pg.js";
 
@@ -36,9 +36,15 @@ export async function pgPoolThrough(cutter: { port: number }, max = 3): Promise<
   return pool;
 }
 
+/**
+ * Closed when the test ends, passed or failed (close() is idempotent): a Locks left open keeps its LISTEN
+ * connection checked out, and the file's `pool.end()` in afterAll then waits for it until the hook times out,
+ * failing the file even when the test passed on its retry.
+ */
 export function makePgLocks(pool: pg.Pool, opts: Partial<PgLocksOptions> = {}) {
   const events: LockEvent[] = [];
   const locks = createPgLocks({ pool, table: TABLE, onEvent: (e) => events.push(e), ...opts });
+  onTestFinished(() => locks.close());
   return { locks, events };
 }
 
