@@ -185,8 +185,9 @@ export interface CommonLocksOptions {
    * After `localStreak` local handoffs in a row, a release still hands the lock to a waiter of its own process
    * while the first waiting process has queued for less than its time slice: this many ms (Redis time) divided
    * by the number of processes queued, as the last release that kept the lock said. Short holds then pay for a
-   * cross-process handoff rarely, a turn of all the waiting processes takes about this long, and no process
-   * waits its turn more than about this long beyond arrival order. Default 20 (the default retry jitter).
+   * cross-process handoff rarely. With two processes a turn lasts about this long; with more, the first waiting
+   * process has usually queued past its slice when a turn starts (it waited through the turns before), and
+   * `localStreak` decides. Default 20 (the default retry jitter).
    * `localStreak: 0, localStreakMs: 0`: strict arrival order across processes.
    */
   localStreakMs?: number;
