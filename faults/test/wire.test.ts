@@ -109,7 +109,11 @@ it("records the waiter a release names, and the checker makes a hold of the gran
   try {
     const first = await locks.acquire("g");
     const waiting = locks.acquire("g");
-    await sleep(20);
+    // The waiter's attempt is refused, it subscribes, and its look after subscribing is answered: only then is
+    // it asleep and nameable. Released while that look was on its way (CI, 2026-12-05: after a fixed 20 ms), the
+    // release names nobody and the waiter takes the lock with its own look.
+    const answered = () => rec.source().ops.filter((o) => o.op === "acquire" && o.outcome === "ok").length;
+    while (answered() < 3) await sleep(5);
     await first.release();
     const second = await waiting;
     await second.release();
