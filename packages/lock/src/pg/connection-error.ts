@@ -10,6 +10,8 @@ import { anyCause, SOCKET_CODES } from "../core/unreachable.js";
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300|57014|55P03|40001|40P01)$/;
 /** Of those, the states of a statement the server ran and rolled back: cancelled, timed out, deadlocked. */
 const ROLLED_BACK_STATES = /^(57014|55P03|40001|40P01)$/;
+/** Of those, the ones PostgreSQL asks the client to run again: a serialization failure, a deadlock. */
+const SERIALIZATION_STATES = /^(40001|40P01)$/;
 /** node-postgres's and pg-pool's own messages for a call that got no answer from the server. */
 const MESSAGES =
   /connection terminated|not queryable|query read timeout|timeout exceeded when trying to connect|timeout expired/i;
@@ -30,8 +32,7 @@ export function isPgUnavailable(err: unknown): boolean {
 
 /** True when the server rolled the statement back (a lock or statement timeout, a cancel, a deadlock): it changed nothing. */
 export function isRolledBack(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && ROLLED_BACK_STATES.test(code);
+  return ROLLED_BACK_STATES.test(sqlState(err));
 }
 
 /**
@@ -40,6 +41,11 @@ export function isRolledBack(err: unknown): boolean {
  * one whenever another session changed the row after the statement's snapshot (a waiter marking it, a grant).
  */
 export function isSerializationFailure(err: unknown): boolean {
+  return SERIALIZATION_STATES.test(sqlState(err));
+}
+
+/** The SQLSTATE pg put on the error as `code`, "" when there is none. */
+function sqlState(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === "40001" || code === "40P01";
+  return typeof code === "string" ? code : "";
 }
