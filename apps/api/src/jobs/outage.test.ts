@@ -61,9 +61,12 @@ describe("cleanup job while Redis is down", () => {
     });
     cleanup.push(() => jobs.stop());
 
+    // The job's own warnings: on a loaded machine a timer may also fire late, and the scheduler warns that it
+    // skipped that tick ("job tick fired too late"), which is not what this test is about (it failed a CI run so).
+    const jobWarnings = () => lines.filter((l) => l.level === 40 && l.msg.startsWith("cleanup job"));
     // Ten ticks with Redis down.
     await new Promise((r) => setTimeout(r, 1_000));
-    const warnings = lines.filter((l) => l.level === 40);
+    const warnings = jobWarnings();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toMatch(/cleanup job paused: Redis is unreachable/);
     expect(JSON.stringify(warnings[0])).not.toMatch(/stack/);
@@ -72,6 +75,6 @@ describe("cleanup job while Redis is down", () => {
     cleanup.push(() => server.stop());
     await until("the job to say it resumed", () => lines.some((l) => /cleanup job resumed/.test(l.msg)));
     expect(lines.filter((l) => /resumed/.test(l.msg))).toHaveLength(1);
-    expect(lines.filter((l) => l.level === 40)).toHaveLength(1);
+    expect(jobWarnings()).toHaveLength(1);
   });
 });
